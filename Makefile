@@ -1,0 +1,31 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# cmstat: consistent per-CPU memory statistics.
+#
+#   make [KDIR=...]   build cmstat.ko (and the KUnit module if KDIR has KUnit)
+#   make clean
+#   make check        the whole test suite in QEMU (see README.md)
+#   make demo         the module on Debian's stock kernel in QEMU
+#
+# Knobs for check: SMP=N (vCPUs, default 4), FILTER=glob (KUnit suites),
+# KEEP_LOG=1 (keep VM logs of passing runs too), KCSAN=0 (skip the KCSAN
+# kernel), CMSTAT_CACHE=dir (kernels and packages, default ~/.cache/cmstat).
+
+KDIR ?= /lib/modules/$(shell uname -r)/build
+
+all: modules
+
+modules:
+	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
+
+clean:
+	$(MAKE) -C $(KDIR) M=$(CURDIR) clean 2>/dev/null || \
+		find . -name '*.o' -o -name '*.ko' -o -name '*.mod*' -o -name '.*.cmd' | xargs rm -f
+
+check:
+	bash scripts/check.sh
+
+demo:
+	bash scripts/demo.sh
+
+.PHONY: all modules clean check demo

@@ -1,0 +1,451 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit concurrency tests of the consistent counters: writers in task,
+ * softirq, hardirq and NMI context on every CPU, nesting into each other,
+ * while a reader checks an invariant on every snapshot and a control reader
+ * with no protocol shows that the check can see inconsistency.  A second
+ * case takes a CPU offline and back during the stress.
+ *
+ * Every update adds k to A, 2k to B and 3k to C in one section, so each
+ * consistent snapshot has B == 2 * A and C == A + B, and at the end A equals
+ * the sum of what every writer says it added.
+ */
+
+#include <kunit/test.h>
+#include <linux/cpu.h>
+#include <linux/delay.h>
+#include <linux/hrtimer.h>
+#include <linux/irq_work.h>
+#include <linux/kthread.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/smp.h>
+
+#ifdef CONFIG_X86_LOCAL_APIC
+#include <asm/apic.h>
+#include <asm/nmi.h>
+#define HAVE_TEST_NMI 1
+#else
+#define HAVE_TEST_NMI 0
+#endif
+
+#include <cmstat/counters.h>
+
+static unsigned int stress_snapshots = 2000;
+module_param(stress_snapshots, uint, 0444);
+MODULE_PARM_DESC(stress_snapshots,
+		 "Consistent snapshots per stress case (default 2000)");
+
+enum { CTR_A, CTR_B, CTR_C, NR_STRESS_COUNTERS };
+
+/* Timer periods: frequent enough to nest often, rare enough for TCG. */
+#define HARD_PERIOD_NS	(150 * NSEC_PER_USEC)
+#define SOFT_PERIOD_NS	(230 * NSEC_PER_USEC)
+
+/* What each context added to A, per CPU; only ever added to locally. */
+struct stress_tally {
+	u64 softirq;
+	u64 hardirq;
+	u64 nmi;
+};
+
+struct stress_cpu {
+	struct hrtimer hard;
+	struct hrtimer soft;
+	struct irq_work work;
+	bool nmi_pending;
+};
+
+struct stress_writer {
+	struct task_struct *task;
+	u64 added;		/* what this kthread added to A */
+};
+
+static struct cmstat_counters *stress_set;
+static bool stress_stop;
+static DEFINE_PER_CPU(struct stress_tally, stress_tally);
+static DEFINE_PER_CPU(struct stress_cpu, stress_cpu);
+
+/*
+ * One update of the invariant triple.  @mid runs between the A and B adds,
+ * inside the section, to make another context nest right there.
+ */
+static void stress_update(u64 k, void (*mid)(void))
+{
+	struct cmstat_section sec;
+	u64 __percpu *slot;
+
+	if (!cmstat_section_begin(&sec))
+		return;
+	slot = cmstat_section_slot(stress_set);
+	cmstat_section_add(slot, CTR_A, k);
+	if (mid)
+		mid();
+	cmstat_section_add(slot, CTR_B, 2 * k);
+	cmstat_section_add(slot, CTR_C, 3 * k);
+	cmstat_section_end(&sec);
+}
+
+#if HAVE_TEST_NMI
+static int stress_nmi(unsigned int type, struct pt_regs *regs)
+{
+	struct stress_cpu *sc = this_cpu_ptr(&stress_cpu);
+
+	if (!READ_ONCE(sc->nmi_pending))
+		return NMI_DONE;
+	stress_update(1, NULL);
+	this_cpu_add(stress_tally.nmi, 1);
+	/* Pairs with READ_ONCE() in stress_wait_nmis(). */
+	WRITE_ONCE(sc->nmi_pending, false);
+	return NMI_HANDLED;
+}
+
+/* Raise an NMI on this CPU, which lands inside the caller's section. */
+static void stress_raise_nmi(void)
+{
+	struct stress_cpu *sc = this_cpu_ptr(&stress_cpu);
+
+	if (READ_ONCE(sc->nmi_pending) || READ_ONCE(stress_stop))
+		return;
+	WRITE_ONCE(sc->nmi_pending, true);
+	apic->send_IPI_self(NMI_VECTOR);
+}
+#else
+static void stress_raise_nmi(void) { }
+#endif
+
+/* Hardirq (via self-IPI) nested in a task section; NMI nested in it. */
+static DEFINE_PER_CPU(unsigned int, stress_irq_work_calls);
+
+static void stress_irq_work(struct irq_work *work)
+{
+	/* Every 4th has an NMI nest inside it. */
+	stress_update(1, (this_cpu_inc_return(stress_irq_work_calls) % 4) ?
+			 NULL : stress_raise_nmi);
+	this_cpu_add(stress_tally.hardirq, 1);
+}
+
+static void stress_queue_irq_work(void)
+{
+	if (!READ_ONCE(stress_stop))
+		irq_work_queue(this_cpu_ptr(&stress_cpu.work));
+}
+
+static enum hrtimer_restart stress_hard_timer(struct hrtimer *t)
+{
+	stress_update(1, NULL);
+	this_cpu_add(stress_tally.hardirq, 1);
+	if (READ_ONCE(stress_stop))
+		return HRTIMER_NORESTART;
+	hrtimer_forward_now(t, ns_to_ktime(HARD_PERIOD_NS));
+	return HRTIMER_RESTART;
+}
+
+static enum hrtimer_restart stress_soft_timer(struct hrtimer *t)
+{
+	stress_update(1, NULL);
+	this_cpu_add(stress_tally.softirq, 1);
+	if (READ_ONCE(stress_stop))
+		return HRTIMER_NORESTART;
+	hrtimer_forward_now(t, ns_to_ktime(SOFT_PERIOD_NS));
+	return HRTIMER_RESTART;
+}
+
+static int stress_writer_fn(void *arg)
+{
+	struct stress_writer *w = arg;
+	unsigned long n = 0;
+
+	while (!kthread_should_stop()) {
+		u64 k = n % 7 + 1;
+
+		/* Every 64th section has a hardirq nest inside it. */
+		stress_update(k, (n % 64) ? NULL : stress_queue_irq_work);
+		w->added += k;
+		if (++n % 256 == 0)
+			cond_resched();
+	}
+	return 0;
+}
+
+static bool stress_consistent(const u64 *t)
+{
+	return t[CTR_B] == 2 * t[CTR_A] && t[CTR_C] == t[CTR_A] + t[CTR_B];
+}
+
+struct stress_run {
+	unsigned int nr_writers;
+	struct stress_writer *writers;
+	unsigned long snapshots;
+	unsigned long violations;
+	unsigned long control_violations;
+	unsigned long regressions;	/* A went backwards between snapshots */
+};
+
+static void stress_init_cpu(unsigned int cpu)
+{
+	struct stress_cpu *sc = per_cpu_ptr(&stress_cpu, cpu);
+
+	sc->work = IRQ_WORK_INIT_HARD(stress_irq_work);
+	sc->nmi_pending = false;
+	hrtimer_init(&sc->hard, CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED_HARD);
+	sc->hard.function = stress_hard_timer;
+	hrtimer_init(&sc->soft, CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED_SOFT);
+	sc->soft.function = stress_soft_timer;
+}
+
+/* hrtimer_start() on another CPU's timer: run it there. */
+static void stress_arm_timers(void *unused)
+{
+	struct stress_cpu *sc = this_cpu_ptr(&stress_cpu);
+
+	hrtimer_start(&sc->hard, ns_to_ktime(HARD_PERIOD_NS),
+		      HRTIMER_MODE_REL_PINNED_HARD);
+	hrtimer_start(&sc->soft, ns_to_ktime(SOFT_PERIOD_NS),
+		      HRTIMER_MODE_REL_PINNED_SOFT);
+}
+
+static void stress_start(struct kunit *test, struct stress_run *run)
+{
+	unsigned int i, cpu;
+
+	run->writers = kunit_kcalloc(test, run->nr_writers,
+				     sizeof(*run->writers), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, run->writers);
+	stress_set = cmstat_counters_alloc(NR_STRESS_COUNTERS);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, stress_set);
+#if HAVE_TEST_NMI
+	KUNIT_ASSERT_EQ(test, register_nmi_handler(NMI_LOCAL, stress_nmi, 0,
+						   "cmstat_kunit"), 0);
+#endif
+	/* No assertion from here on: they would leave timers armed. */
+	WRITE_ONCE(stress_stop, false);
+	for_each_possible_cpu(cpu) {
+		memset(per_cpu_ptr(&stress_tally, cpu), 0,
+		       sizeof(struct stress_tally));
+		stress_init_cpu(cpu);
+	}
+	on_each_cpu(stress_arm_timers, NULL, 1);
+
+	cpu = cpumask_first(cpu_online_mask);
+	for (i = 0; i < run->nr_writers; i++) {
+		struct task_struct *t;
+
+		t = kthread_create(stress_writer_fn, &run->writers[i],
+				   "cmstat_stress/%u", i);
+		if (IS_ERR(t)) {
+			KUNIT_FAIL(test, "kthread_create: %pe", t);
+			run->nr_writers = i;
+			break;
+		}
+		kthread_bind(t, cpu);
+		run->writers[i].task = t;
+		wake_up_process(t);
+		cpu = cpumask_next(cpu, cpu_online_mask);
+		if (cpu >= nr_cpu_ids)
+			cpu = cpumask_first(cpu_online_mask);
+	}
+}
+
+#if HAVE_TEST_NMI
+/* An NMI raised just before the stop may still be on its way. */
+static void stress_wait_nmis(struct kunit *test)
+{
+	unsigned int cpu;
+	int i;
+
+	for_each_possible_cpu(cpu)
+		for (i = 0; i < 1000 &&
+		     READ_ONCE(per_cpu_ptr(&stress_cpu, cpu)->nmi_pending); i++)
+			usleep_range(1000, 2000);
+	for_each_possible_cpu(cpu)
+		KUNIT_EXPECT_FALSE(test, per_cpu_ptr(&stress_cpu, cpu)->nmi_pending);
+	unregister_nmi_handler(NMI_LOCAL, "cmstat_kunit");
+}
+#endif
+
+/* Stop every writer; return what they all added to A. */
+static u64 stress_stop_all(struct kunit *test, struct stress_run *run,
+			   struct stress_tally *sum)
+{
+	u64 added = 0;
+	unsigned int i, cpu;
+
+	WRITE_ONCE(stress_stop, true);
+	for (i = 0; i < run->nr_writers; i++) {
+		kthread_stop(run->writers[i].task);
+		added += run->writers[i].added;
+	}
+	for_each_possible_cpu(cpu) {
+		struct stress_cpu *sc = per_cpu_ptr(&stress_cpu, cpu);
+
+		hrtimer_cancel(&sc->hard);
+		hrtimer_cancel(&sc->soft);
+		irq_work_sync(&sc->work);
+	}
+#if HAVE_TEST_NMI
+	stress_wait_nmis(test);
+#endif
+	memset(sum, 0, sizeof(*sum));
+	for_each_possible_cpu(cpu) {
+		struct stress_tally *t = per_cpu_ptr(&stress_tally, cpu);
+
+		sum->softirq += t->softirq;
+		sum->hardirq += t->hardirq;
+		sum->nmi += t->nmi;
+	}
+	return added + sum->softirq + sum->hardirq + sum->nmi;
+}
+
+/* Take snapshots and control sums in turn, checking each. */
+static void stress_read_loop(struct stress_run *run)
+{
+	u64 t[NR_STRESS_COUNTERS], last_a = 0;
+
+	while (run->snapshots < stress_snapshots) {
+		cmstat_counters_read(stress_set, t);
+		run->snapshots++;
+		if (!stress_consistent(t))
+			run->violations++;
+		if (t[CTR_A] < last_a)
+			run->regressions++;
+		last_a = t[CTR_A];
+
+		cmstat_counters_sum_racy(stress_set, t);
+		if (!stress_consistent(t))
+			run->control_violations++;
+		cond_resched();
+	}
+}
+
+static void stress_finish(struct kunit *test, struct stress_run *run,
+			  const char *extra)
+{
+	struct stress_tally sum;
+	u64 t[NR_STRESS_COUNTERS], added;
+	bool exact;
+
+	added = stress_stop_all(test, run, &sum);
+	cmstat_counters_read(stress_set, t);
+	exact = t[CTR_A] == added && stress_consistent(t);
+
+	kunit_info(test,
+		   "cpus=%u writers=%u snapshots=%lu violations=%lu control_violations=%lu totals_exact=%d softirq=%llu hardirq=%llu nmi=%llu%s\n",
+		   num_online_cpus(), run->nr_writers, run->snapshots,
+		   run->violations, run->control_violations, exact,
+		   sum.softirq, sum.hardirq, sum.nmi, extra);
+	KUNIT_EXPECT_EQ(test, run->violations, 0);
+	KUNIT_EXPECT_EQ(test, run->regressions, 0);
+	KUNIT_EXPECT_TRUE(test, exact);
+	/* The control must see what the protocol hides, or the check is blind. */
+	if (num_online_cpus() >= 2)
+		KUNIT_EXPECT_GT(test, run->control_violations, 0);
+	/* Every context really wrote. */
+	KUNIT_EXPECT_GT(test, sum.softirq, 0);
+	KUNIT_EXPECT_GT(test, sum.hardirq, 0);
+	if (HAVE_TEST_NMI)
+		KUNIT_EXPECT_GT(test, sum.nmi, 0);
+	cmstat_counters_free(stress_set);
+	stress_set = NULL;
+}
+
+/* Writer kthread counts: 1, one per online CPU, two per online CPU. */
+static const void *stress_gen_params(const void *prev, char *desc)
+{
+	unsigned long n = (unsigned long)prev, online = num_online_cpus();
+
+	if (n == 0)
+		n = 1;
+	else if (n < online)
+		n = online;
+	else if (n < 2 * online)
+		n = 2 * online;
+	else
+		return NULL;
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "writers=%lu", n);
+	return (const void *)n;
+}
+
+static void stress_consistency(struct kunit *test)
+{
+	struct stress_run run = {
+		.nr_writers = (unsigned long)test->param_value,
+	};
+
+	stress_start(test, &run);
+	stress_read_loop(&run);
+	stress_finish(test, &run, "");
+}
+
+struct hotplug_ctl {
+	unsigned int cpu;
+	unsigned int cycles;
+	int err;
+};
+
+static int hotplug_fn(void *arg)
+{
+	struct hotplug_ctl *h = arg;
+	int ret;
+
+	while (!kthread_should_stop()) {
+		ret = remove_cpu(h->cpu);
+		if (!ret) {
+			msleep(20);
+			ret = add_cpu(h->cpu);
+			if (!ret)
+				h->cycles++;
+		}
+		if (ret && ret != -EBUSY)
+			h->err = ret;
+		msleep(20);
+	}
+	return 0;
+}
+
+static void stress_hotplug(struct kunit *test)
+{
+	struct stress_run run = { .nr_writers = num_online_cpus() };
+	struct hotplug_ctl h = { .cpu = cpumask_last(cpu_online_mask) };
+	struct task_struct *ht;
+	char extra[48];
+
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "needs 2 CPUs");
+
+	stress_start(test, &run);
+	ht = kthread_run(hotplug_fn, &h, "cmstat_hotplug");
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, ht);
+	stress_read_loop(&run);
+	kthread_stop(ht);
+	/* Leave the CPU online whatever happened. */
+	if (!cpu_online(h.cpu))
+		KUNIT_EXPECT_EQ(test, add_cpu(h.cpu), 0);
+
+	snprintf(extra, sizeof(extra), " hotplug_cycles=%u", h.cycles);
+	stress_finish(test, &run, extra);
+	KUNIT_EXPECT_EQ(test, h.err, 0);
+	KUNIT_EXPECT_GT(test, h.cycles, 0);
+}
+
+static int stress_init(struct kunit *test)
+{
+	if (!cmstat_accounting_enabled())
+		kunit_skip(test, "cmstat loaded with accounting=0");
+	return 0;
+}
+
+static struct kunit_case stress_cases[] = {
+	KUNIT_CASE_PARAM_ATTR(stress_consistency, stress_gen_params,
+			      { .speed = KUNIT_SPEED_SLOW }),
+	KUNIT_CASE_SLOW(stress_hotplug),
+	{}
+};
+
+static struct kunit_suite stress_suite = {
+	.name = "cmstat_counters_stress",
+	.init = stress_init,
+	.test_cases = stress_cases,
+};
+
+kunit_test_suite(stress_suite);

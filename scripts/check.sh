@@ -1,0 +1,173 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# check.sh: the whole test suite ("make check").  Installs what is missing,
+# builds the test kernels (or takes them from the cache), builds our modules
+# with W=1 against them and against Debian's stock 6.1 and 6.12 headers,
+# boots each test kernel in QEMU TCG, runs the KUnit suites and the in-VM
+# shell checks, parses the KTAP with the kernel tree's kunit.py, scans the
+# console for anything the kernel reported, and ends with "N passed, N failed".
+#
+# Knobs (environment or make variables):
+#   SMP=N          vCPUs of the test VMs (default 4)
+#   FILTER=glob    KUnit suite filter, kunit.filter_glob syntax (suite.case)
+#   KCSAN=0        skip the KCSAN kernel
+#   VM_TIMEOUT=s   seconds before a VM counts as hung (default 1500)
+#   LOGDIR=dir     where console logs go (default ./logs); the logs of a
+#                  failing VM are also copied to LOGDIR/failed-<time>-*.
+#   CMSTAT_CACHE   kernel and package cache (default ~/.cache/cmstat)
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/vm.sh"
+
+SMP=${SMP:-4}
+FILTER=${FILTER:-}
+KCSAN=${KCSAN:-1}
+VM_TIMEOUT=${VM_TIMEOUT:-1500}
+LOGDIR=${LOGDIR:-$CMSTAT_ROOT/logs}
+BUILDDIR=$CMSTAT_ROOT/.build
+STAMP=$(date +%Y%m%d-%H%M%S)
+passed=0
+failed=0
+
+# result NAME OK DETAIL: count one check and print one line for it.
+result() {
+	if [ "$2" = 1 ]; then
+		passed=$((passed + 1))
+		printf 'PASS  %s%s\n' "$1" "${3:+  ($3)}"
+	else
+		failed=$((failed + 1))
+		printf 'FAIL  %s%s\n' "$1" "${3:+  ($3)}"
+	fi
+}
+
+# build_modules NAME KDIR: build a copy of the tree against KDIR with W=1.
+# Counts as one check; any compiler or modpost warning fails it.
+build_modules() {
+	local name=$1 kdir=$2 dir="$BUILDDIR/$1" log="$BUILDDIR/$1.log" ok=1
+	rm -rf "$dir" && mkdir -p "$dir"
+	cp -r "$CMSTAT_ROOT"/{Kbuild,Makefile,include,module,kunit} "$dir/"
+	make -C "$dir" KDIR="$kdir" W=1 >"$log" 2>&1 || ok=0
+	if grep -qiE 'warning:|error:' "$log"; then
+		ok=0
+		grep -iE 'warning:|error:' "$log" | head -n 20
+	fi
+	result "build W=1 against $name" "$ok" "log $log"
+}
+
+# parse_section LOG SECTION NAME: run kunit.py parse on one section of the
+# console log and count its tests.
+parse_section() {
+	local log=$1 section=$2 name=$3 part out counts p f c e
+	part="${log%.log}.$section.ktap"
+	awk -v s="$section" '
+		{ sub(/\r$/, "") }
+		/cmstat-section: / { on = ($0 ~ ("cmstat-section: " s "$")); next }
+		on' "$log" >"$part"
+	out=$(python3 "$KSRC/tools/testing/kunit/kunit.py" parse "$part" 2>&1 |
+		sed 's/\x1b\[[0-9;]*m//g')
+	echo "$out" | grep -E '^\[[0-9:]+\] (=|-|\[|Testing|#|  )' | sed 's/^\[[0-9:]*\] //'
+	counts=$(echo "$out" | grep -o 'Testing complete\. .*' | tail -n1)
+	# "Ran N tests: passed: P, failed: F, crashed: C, errors: E", zeros left out
+	p=$(echo "$counts" | sed -n 's/.*passed: \([0-9]*\).*/\1/p')
+	f=$(echo "$counts" | sed -n 's/.*failed: \([0-9]*\).*/\1/p')
+	c=$(echo "$counts" | sed -n 's/.*crashed: \([0-9]*\).*/\1/p')
+	e=$(echo "$counts" | sed -n 's/.*errors: \([0-9]*\).*/\1/p')
+	p=${p:-0} f=${f:-0} c=${c:-0} e=${e:-0}
+	passed=$((passed + p))
+	failed=$((failed + f + c + e))
+	if [ $((p + f + c)) -eq 0 ]; then
+		result "$name: $section ran tests" 0 "no test ran"
+	elif [ "$e" -gt 0 ]; then
+		printf 'FAIL  %s: %s: %s parse errors\n' "$name" "$section" "$e"
+	fi
+}
+
+# KCSAN reports, one per block from "BUG: KCSAN:" to the "=====" line.  A
+# report is ours when the top frame of either racing access (the line after
+# "read/write ... to 0x...") is in a cmstat module: a stack that merely
+# passes through our code, because an interrupt hit it, is not.  Prints the
+# log with foreign reports cut out; counts them in $KCSAN_FOREIGN_FILE.
+KCSAN_AWK='
+	{ sub(/\r$/, "") }
+	/BUG: KCSAN:/ { blk = $0 "\n"; inb = 1; ours = 0; top = 0; next }
+	inb {
+		blk = blk $0 "\n"
+		if (top && $0 ~ /\[cmstat/) ours = 1
+		top = ($0 ~ /(read|write).* to 0x/)
+		if ($0 ~ /\] ==========/) {
+			inb = 0
+			if (ours) printf "%s", blk; else foreign++
+		}
+		next
+	}
+	{ print }
+	END { print foreign + 0 > countfile }'
+
+# scan_console LOG NAME RC: the kernel reported nothing of ours, and the VM
+# got to the end of its script.
+scan_console() {
+	local log=$1 name=$2 rc=$3 ok=1 foreign bad
+	bad=$(awk -v countfile="$log.kcsan-foreign" "$KCSAN_AWK" "$log" | grep -E \
+		'WARNING:|BUG:|KASAN:|kmemleak-report:|Oops|Kernel panic|general protection|UBSAN:|possible recursive locking|possible circular locking|inconsistent lock state|lock held when returning|blocked for more than|rcu_.*stall|Call Trace:|cmstat-error:')
+	foreign=$(cat "$log.kcsan-foreign")
+	if [ -n "$bad" ]; then
+		ok=0
+		echo "$bad" | head -n 40
+	fi
+	if [ "$rc" = 124 ]; then
+		ok=0
+		echo "VM timed out after ${VM_TIMEOUT}s: hang"
+	elif ! grep -q 'cmstat-done' "$log"; then
+		ok=0
+		echo "VM did not reach the end of its script (crash or panic)"
+	fi
+	result "$name: console clean, no hang" "$ok" \
+		"$foreign KCSAN reports outside cmstat; log $log"
+}
+
+# vm_suite FLAVOUR: build against the FLAVOUR test kernel, boot, check.
+vm_suite() {
+	local flavour=$1 kdir name="$1 kernel" log initrd rc
+	kdir=$(bash "$CMSTAT_ROOT/scripts/test-kernel.sh" "$flavour") ||
+		{ result "$name: build test kernel" 0; return; }
+	build_modules "$flavour" "$kdir"
+	log="$LOGDIR/check-$flavour.log"
+	initrd="$BUILDDIR/initramfs-$flavour.gz"
+	make_initramfs "$initrd" "$CMSTAT_ROOT/scripts/guest/init" \
+		"$BUILDDIR/$flavour"/module/*.ko "$BUILDDIR/$flavour"/kunit/*.ko
+	log "booting the $flavour kernel with $SMP vCPUs, console log: $log"
+	run_vm "$kdir/arch/x86/boot/bzImage" "$initrd" "$log" "$VM_TIMEOUT" \
+		"$SMP" ${FILTER:+kunit.filter_glob=$FILTER}
+	rc=$?
+	echo "console log: $log"
+	parse_section "$log" kunit "$name"
+	parse_section "$log" shell "$name"
+	scan_console "$log" "$name" "$rc"
+	grep -ho '# [a-z_]*: cpus=.*' "$log" | sed 's/^/  /'
+	if [ "$failed" -gt "${failed_before:-0}" ]; then
+		cp "$log" "$LOGDIR/failed-$STAMP-$flavour.log"
+		echo "kept failing log: $LOGDIR/failed-$STAMP-$flavour.log"
+	fi
+}
+
+start=$(date +%s)
+mkdir -p "$LOGDIR" "$BUILDDIR"
+ensure_pkgs "${HOST_PKGS[@]}"
+KSRC=$(kernel_source)
+
+for series in 6.1 6.12; do
+	abi=$(stock_abi "$series")
+	build_modules "stock-$abi" "/usr/src/linux-headers-$abi"
+done
+
+flavours=debug
+[ "$KCSAN" = 1 ] && flavours="debug kcsan"
+for flavour in $flavours; do
+	failed_before=$failed
+	vm_suite "$flavour"
+done
+
+echo "make check took $(($(date +%s) - start)) s"
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]

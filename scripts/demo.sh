@@ -1,0 +1,36 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# demo.sh ("make demo"): build cmstat against Debian's stock 6.12 headers,
+# boot Debian's stock 6.12 kernel (the unsigned image, unpacked from its
+# package) in QEMU TCG, load cmstat, run the workload and print what cmstat
+# publishes.  SMP=N sets the vCPU count (default 4).
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/vm.sh"
+
+SMP=${SMP:-4}
+LOGDIR=${LOGDIR:-$CMSTAT_ROOT/logs}
+BUILDDIR=$CMSTAT_ROOT/.build
+mkdir -p "$LOGDIR" "$BUILDDIR"
+
+ensure_pkgs "${HOST_PKGS[@]}"
+abi=$(stock_abi 6.12)
+kdir="/usr/src/linux-headers-$abi"
+root=$(stock_kernel_dir "$abi")
+
+dir="$BUILDDIR/demo-$abi"
+rm -rf "$dir" && mkdir -p "$dir"
+cp -r "$CMSTAT_ROOT"/{Kbuild,Makefile,include,module,kunit} "$dir/"
+make -C "$dir" KDIR="$kdir" >"$dir.log" 2>&1 ||
+	{ tail -n 20 "$dir.log"; die "build against $kdir failed"; }
+
+initrd="$BUILDDIR/initramfs-demo.gz"
+make_initramfs "$initrd" "$CMSTAT_ROOT/scripts/guest/demo-init" "$dir"/module/*.ko
+log="$LOGDIR/demo.log"
+log "booting Debian's $abi with $SMP vCPUs, console log: $log"
+rc=0
+run_vm "$root/boot/vmlinuz-$abi" "$initrd" "$log" 300 "$SMP" quiet || rc=$?
+sed -n '/cmstat-demo-begin/,/cmstat-demo-end/p' "$log" | tr -d '\r' |
+	grep -v 'cmstat-demo-'
+grep -q cmstat-demo-end "$log" || die "the demo did not finish (status $rc), see $log"

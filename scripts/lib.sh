@@ -1,0 +1,84 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Shared helpers for the cmstat scripts: paths, logging, package installs,
+# the kernel source tree and the stock Debian kernels.  Sourced, not run.
+
+CMSTAT_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+CMSTAT_CACHE=${CMSTAT_CACHE:-$HOME/.cache/cmstat}
+JOBS=${JOBS:-$(($(nproc) + 1))}
+
+log() { printf '[cmstat] %s\n' "$*" >&2; }
+die() { printf '[cmstat] error: %s\n' "$*" >&2; exit 1; }
+
+# pkg_installed PKG: true when dpkg has PKG fully installed.
+pkg_installed() {
+	dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'ok installed'
+}
+
+# ensure_pkgs PKG...: apt-get install only the packages that are missing.
+ensure_pkgs() {
+	local missing=() p
+	for p in "$@"; do
+		pkg_installed "$p" || missing+=("$p")
+	done
+	[ ${#missing[@]} -eq 0 ] && return 0
+	log "installing: ${missing[*]}"
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq >&2 || die "apt-get update failed"
+	apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2 ||
+		die "apt-get install ${missing[*]} failed"
+}
+
+# Packages every build or VM run needs.
+HOST_PKGS=(make gcc bc flex bison libelf-dev libssl-dev cpio xz-utils kmod
+	python3 qemu-system-x86 busybox-static sparse linux-source-6.12)
+
+# stock_abi SERIES: the Debian kernel ABI name ("6.12.117+deb12-amd64") that
+# the headers meta package of SERIES (6.12 or 6.1) points at; installs the
+# headers for it as a side effect.
+stock_abi() {
+	local meta
+	case "$1" in
+	6.12) meta=linux-headers-6.12-amd64 ;;
+	6.1) meta=linux-headers-amd64 ;;
+	*) die "unknown stock kernel series '$1'" ;;
+	esac
+	ensure_pkgs "$meta"
+	dpkg-query -W -f='${Depends}' "$meta" |
+		grep -o 'linux-headers-[^ ,]*' | head -n1 | sed 's/^linux-headers-//'
+}
+
+# stock_kernel_dir ABI: unpack Debian's unsigned image for ABI (downloaded
+# with apt, not installed, so the host's /boot is left alone) and print the
+# directory holding boot/vmlinuz-ABI.
+stock_kernel_dir() {
+	local abi=$1 dir="$CMSTAT_CACHE/stock/$1" pkg="linux-image-$1-unsigned"
+	if [ ! -e "$dir/.done" ]; then
+		rm -rf "$dir" && mkdir -p "$dir/deb"
+		(cd "$dir/deb" && apt-get download -qq -o APT::Sandbox::User=root "$pkg" >&2) ||
+			{ apt-get update -qq >&2 &&
+			  (cd "$dir/deb" && apt-get download -qq -o APT::Sandbox::User=root "$pkg" >&2); } ||
+			die "cannot download $pkg"
+		dpkg-deb -x "$dir"/deb/*.deb "$dir/root" || die "cannot unpack $pkg"
+		rm -rf "$dir/deb"
+		touch "$dir/.done"
+	fi
+	echo "$dir/root"
+}
+
+# kernel_source: unpack Debian's linux-source-6.12 once per package version
+# and print the tree's path.
+kernel_source() {
+	local ver dir
+	ensure_pkgs linux-source-6.12
+	ver=$(dpkg-query -W -f='${Version}' linux-source-6.12)
+	dir="$CMSTAT_CACHE/src/$ver"
+	if [ ! -e "$dir/.done" ]; then
+		log "unpacking linux-source-6.12 $ver"
+		rm -rf "$dir" && mkdir -p "$dir"
+		tar -xJf /usr/src/linux-source-6.12.tar.xz -C "$dir" --strip-components=1 ||
+			die "cannot unpack linux-source-6.12"
+		touch "$dir/.done"
+	fi
+	echo "$dir"
+}

@@ -1,0 +1,32 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Build a busybox initramfs and boot a kernel in QEMU TCG.  Sourced by
+# check.sh and demo.sh after lib.sh.
+
+# make_initramfs OUT INIT KO... : an initramfs with busybox, INIT as /init,
+# the modules in /lib/cmstat, the shell checks in /checks and the viewer.
+make_initramfs() {
+	local out=$1 init=$2 root
+	shift 2
+	root=$(mktemp -d)
+	mkdir -p "$root"/{bin,lib/cmstat,checks,proc,sys,dev,tmp}
+	cp /bin/busybox "$root/bin/busybox"
+	ln -s busybox "$root/bin/sh"
+	cp "$init" "$root/init" && chmod +x "$root/init"
+	[ $# -gt 0 ] && cp "$@" "$root/lib/cmstat/"
+	cp "$CMSTAT_ROOT"/scripts/guest/checks/*.sh "$root/checks/" 2>/dev/null
+	(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) > "$out"
+	rm -rf "$root"
+}
+
+# run_vm KERNEL INITRD LOG TIMEOUT SMP [CMDLINE...]: boot, console to LOG.
+# Returns QEMU's status, 124 on timeout.
+run_vm() {
+	local kernel=$1 initrd=$2 log=$3 tmo=$4 smp=$5
+	shift 5
+	timeout --kill-after=10 "$tmo" qemu-system-x86_64 \
+		-accel tcg,thread=multi -cpu max -smp "$smp" -m 2G \
+		-kernel "$kernel" -initrd "$initrd" \
+		-append "console=ttyS0 panic=-1 oops=panic printk.devkmsg=on cmstat.smp=$smp $*" \
+		-nographic -no-reboot </dev/null >"$log" 2>"$log.qemu"
+}
