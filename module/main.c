@@ -15,15 +15,36 @@ module_param(accounting, bool, 0444);
 MODULE_PARM_DESC(accounting,
 		 "Record statistics (default 1). 0 turns every writer section into a patched-out branch; set at load time only.");
 
+static bool debug_free;
+module_param(debug_free, bool, 0444);
+MODULE_PARM_DESC(debug_free,
+		 "Track live objects and refuse frees with the wrong size or heap (default 0, slow); set at load time only.");
+
 static int __init cmstat_init(void)
 {
+	int err;
+
 	cmstat_accounting_init(accounting);
-	pr_info("loaded, accounting %s\n", accounting ? "on" : "off");
+	cmstat_debug_init(debug_free);
+	err = cmstat_heaps_init();
+	if (err)
+		return err;
+	err = cmstat_classes_init();
+	if (err) {
+		cmstat_heaps_exit();
+		return err;
+	}
+	pr_info("loaded: %u size classes, accounting %s%s\n",
+		CMSTAT_NR_CLASSES, accounting ? "on" : "off",
+		debug_free ? ", debug_free on" : "");
 	return 0;
 }
 
 static void __exit cmstat_exit(void)
 {
+	cmstat_heaps_exit();
+	cmstat_debug_exit();
+	cmstat_classes_exit();
 	pr_info("unloaded\n");
 }
 

@@ -76,7 +76,9 @@ parse_section() {
 	p=${p:-0} f=${f:-0} c=${c:-0} e=${e:-0}
 	passed=$((passed + p))
 	failed=$((failed + f + c + e))
-	if [ $((p + f + c)) -eq 0 ]; then
+	if [ $((p + f + c)) -eq 0 ] && [ -n "$FILTER" ]; then
+		echo "note: no test in section $section matched FILTER=$FILTER"
+	elif [ $((p + f + c)) -eq 0 ]; then
 		result "$name: $section ran tests" 0 "no test ran"
 	elif [ "$e" -gt 0 ]; then
 		printf 'FAIL  %s: %s: %s parse errors\n' "$name" "$section" "$e"
@@ -143,6 +145,7 @@ vm_suite() {
 	echo "console log: $log"
 	parse_section "$log" kunit "$name"
 	parse_section "$log" shell "$name"
+	parse_section "$log" kunit-debug "$name"
 	scan_console "$log" "$name" "$rc"
 	grep -ho '# [a-z_]*: cpus=.*' "$log" | sed 's/^/  /'
 	if [ "$failed" -gt "${failed_before:-0}" ]; then

@@ -1,0 +1,352 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit tests of the cmstat allocator, one thread at a time: class lookup,
+ * exact accounting per class and for large allocations, zeroing, bad input,
+ * fault injection, and destroying a heap that still holds objects.
+ */
+
+#include <kunit/test.h>
+#include <linux/fault-inject.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+
+#include <cmstat/alloc.h>
+#include <cmstat/counters.h>
+
+struct alloc_test_ctx {
+	struct cmstat_heap *heap;
+	struct cmstat_heap_stats before;	/* heap, at init */
+	struct cmstat_heap_stats all_before;	/* all heaps, at init */
+	struct cmstat_heap_stats now;
+	struct cmstat_heap_stats all_now;
+};
+
+static int alloc_test_init(struct kunit *test)
+{
+	struct alloc_test_ctx *ctx;
+
+	if (!cmstat_accounting_enabled())
+		kunit_skip(test, "cmstat loaded with accounting=0");
+	ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ctx);
+	ctx->heap = cmstat_heap_create("kunit");
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, ctx->heap);
+	cmstat_heap_read(ctx->heap, &ctx->before);
+	cmstat_heaps_read_all(&ctx->all_before);
+	test->priv = ctx;
+	return 0;
+}
+
+static void alloc_test_exit(struct kunit *test)
+{
+	struct alloc_test_ctx *ctx = test->priv;
+
+	if (ctx)
+		cmstat_heap_destroy(ctx->heap);
+}
+
+/* Snapshot the test heap and all heaps; both must be valid. */
+static void snap(struct kunit *test)
+{
+	struct alloc_test_ctx *ctx = test->priv;
+
+	KUNIT_ASSERT_EQ(test, cmstat_heap_read(ctx->heap, &ctx->now), 0);
+	cmstat_heaps_read_all(&ctx->all_now);
+	KUNIT_EXPECT_TRUE(test, cmstat_heap_stats_valid(&ctx->now));
+	KUNIT_EXPECT_TRUE(test, cmstat_heap_stats_valid(&ctx->all_now));
+}
+
+static void alloc_class_lookup(struct kunit *test)
+{
+	unsigned int i;
+	size_t size;
+
+	KUNIT_EXPECT_EQ(test, cmstat_size_to_class(0), -1);
+	KUNIT_EXPECT_EQ(test, cmstat_size_to_class(CMSTAT_MAX_CLASS_SIZE + 1), -1);
+	KUNIT_EXPECT_EQ(test, cmstat_class_size(CMSTAT_NR_CLASSES), 0);
+	KUNIT_EXPECT_EQ(test, cmstat_class_size(CMSTAT_NR_CLASSES - 1),
+			CMSTAT_MAX_CLASS_SIZE);
+
+	/* Every size maps to the smallest class that holds it. */
+	for (size = 1; size <= CMSTAT_MAX_CLASS_SIZE; size++) {
+		int c = cmstat_size_to_class(size);
+
+		if (c < 0 || cmstat_class_size(c) < size ||
+		    (c > 0 && cmstat_class_size(c - 1) >= size)) {
+			KUNIT_FAIL(test, "size %zu -> class %d (%zu bytes)",
+				   size, c, cmstat_class_size(c));
+			break;
+		}
+	}
+	/* Increasing, 8-byte multiples, waste at most 1/9 from 128 B up. */
+	for (i = 1; i < CMSTAT_NR_CLASSES; i++) {
+		size_t cs = cmstat_class_size(i), prev = cmstat_class_size(i - 1);
+
+		KUNIT_EXPECT_GT(test, cs, prev);
+		KUNIT_EXPECT_EQ(test, cs % 8, 0);
+		if (prev >= 128)
+			KUNIT_EXPECT_LE(test, 9 * (cs - prev - 1), cs);
+	}
+}
+
+/* Per class: allocate the largest and the smallest size it serves. */
+static void alloc_exact_per_class(struct kunit *test)
+{
+	struct alloc_test_ctx *ctx = test->priv;
+	void **big = kunit_kcalloc(test, CMSTAT_NR_CLASSES, sizeof(void *),
+				   GFP_KERNEL);
+	void **small = kunit_kcalloc(test, CMSTAT_NR_CLASSES, sizeof(void *),
+				     GFP_KERNEL);
+	u64 held = 0, requested = 0;
+	unsigned int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, big);
+	KUNIT_ASSERT_NOT_NULL(test, small);
+	for (i = 0; i < CMSTAT_NR_CLASSES; i++) {
+		size_t cs = cmstat_class_size(i);
+		size_t lo = i ? cmstat_class_size(i - 1) + 1 : 1;
+
+		big[i] = cmstat_alloc(ctx->heap, cs, GFP_KERNEL);
+		small[i] = cmstat_alloc(ctx->heap, lo, GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, big[i]);
+		KUNIT_ASSERT_NOT_NULL(test, small[i]);
+		KUNIT_EXPECT_GE(test, ksize(big[i]), cs);
+		held += 2 * cs;
+		requested += cs + lo;
+	}
+	snap(test);
+	for (i = 0; i < CMSTAT_NR_CLASSES; i++) {
+		KUNIT_EXPECT_EQ(test, ctx->now.classes[i].mallocs, 2);
+		KUNIT_EXPECT_EQ(test, ctx->now.classes[i].live_objects, 2);
+	}
+	KUNIT_EXPECT_EQ(test, ctx->now.live_bytes, held);
+	KUNIT_EXPECT_EQ(test, ctx->now.live_requested_bytes, requested);
+	KUNIT_EXPECT_EQ(test, ctx->now.live_objects, 2 * CMSTAT_NR_CLASSES);
+	KUNIT_EXPECT_EQ(test, ctx->all_now.live_bytes - ctx->all_before.live_bytes,
+			held);
+
+	for (i = 0; i < CMSTAT_NR_CLASSES; i++) {
+		size_t lo = i ? cmstat_class_size(i - 1) + 1 : 1;
+
+		cmstat_free(ctx->heap, big[i], cmstat_class_size(i));
+		cmstat_free(ctx->heap, small[i], lo);
+	}
+	snap(test);
+	KUNIT_EXPECT_EQ(test, ctx->now.live_bytes, 0);
+	KUNIT_EXPECT_EQ(test, ctx->now.live_requested_bytes, 0);
+	KUNIT_EXPECT_EQ(test, ctx->now.frees, 2 * CMSTAT_NR_CLASSES);
+	KUNIT_EXPECT_EQ(test, ctx->now.alloc_bytes, held);
+	KUNIT_EXPECT_EQ(test, ctx->now.free_bytes, held);
+}
+
+static void alloc_exact_large(struct kunit *test)
+{
+	static const size_t sizes[] = {
+		CMSTAT_MAX_CLASS_SIZE + 1, 65536, 100000, 1 << 20,
+	};
+	struct alloc_test_ctx *ctx = test->priv;
+	void *p[ARRAY_SIZE(sizes)];
+	u64 held = 0;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
+		size_t h = PAGE_SIZE << get_order(sizes[i]);
+
+		KUNIT_EXPECT_EQ(test, cmstat_alloc_held_bytes(sizes[i]), h);
+		p[i] = cmstat_alloc(ctx->heap, sizes[i], GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, p[i]);
+		/* The bytes accounted are the bytes the allocator holds. */
+		KUNIT_EXPECT_EQ(test, ksize(p[i]), h);
+		held += h;
+	}
+	snap(test);
+	KUNIT_EXPECT_EQ(test, ctx->now.large_mallocs, ARRAY_SIZE(sizes));
+	KUNIT_EXPECT_EQ(test, ctx->now.large_live_bytes, held);
+	KUNIT_EXPECT_EQ(test, ctx->now.live_bytes, held);
+	KUNIT_EXPECT_EQ(test, ctx->now.mallocs, ARRAY_SIZE(sizes));
+	for (i = 0; i < ARRAY_SIZE(sizes); i++)
+		cmstat_free(ctx->heap, p[i], sizes[i]);
+	snap(test);
+	KUNIT_EXPECT_EQ(test, ctx->now.large_live_objects, 0);
+	KUNIT_EXPECT_EQ(test, ctx->now.large_free_bytes, held);
+	KUNIT_EXPECT_EQ(test, ctx->now.live_bytes, 0);
+}
+
+static void alloc_zeroed(struct kunit *test)
+{
+	static const size_t sizes[] = { 1, 100, 4000, 32768, 70000 };
+	struct alloc_test_ctx *ctx = test->priv;
+	unsigned int i;
+	size_t j;
+
+	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
+		u8 *p = cmstat_alloc(ctx->heap, sizes[i], GFP_KERNEL);
+
+		/* Dirty it, so a reused object would show. */
+		KUNIT_ASSERT_NOT_NULL(test, p);
+		memset(p, 0xa5, sizes[i]);
+		cmstat_free(ctx->heap, p, sizes[i]);
+		p = cmstat_zalloc(ctx->heap, sizes[i], GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, p);
+		for (j = 0; j < sizes[i] && !p[j]; j++)
+			;
+		KUNIT_EXPECT_EQ(test, j, sizes[i]);
+		cmstat_free(ctx->heap, p, sizes[i]);
+	}
+}
+
+static void alloc_array(struct kunit *test)
+{
+	struct alloc_test_ctx *ctx = test->priv;
+	u32 *a;
+
+	KUNIT_EXPECT_NULL(test, cmstat_alloc_array(ctx->heap, SIZE_MAX / 2, 3,
+						   GFP_KERNEL));
+	snap(test);
+	KUNIT_EXPECT_EQ(test, ctx->now.failed_allocs, 1);
+	KUNIT_EXPECT_EQ(test, ctx->now.mallocs, 0);
+
+	a = cmstat_alloc_array(ctx->heap, 30, sizeof(*a), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	snap(test);
+	KUNIT_EXPECT_EQ(test, ctx->now.live_requested_bytes, 120);
+	KUNIT_EXPECT_EQ(test, ctx->now.live_bytes, 128);
+	cmstat_free_array(ctx->heap, a, 30, sizeof(*a));
+	snap(test);
+	KUNIT_EXPECT_EQ(test, ctx->now.live_objects, 0);
+}
+
+static void alloc_bad_sizes(struct kunit *test)
+{
+	struct alloc_test_ctx *ctx = test->priv;
+
+	/* Size 0 behaves as kmalloc: ZERO_SIZE_PTR, not counted. */
+	KUNIT_EXPECT_PTR_EQ(test, cmstat_alloc(ctx->heap, 0, GFP_KERNEL),
+			    (void *)ZERO_SIZE_PTR);
+	cmstat_free(ctx->heap, ZERO_SIZE_PTR, 0);
+	cmstat_free(ctx->heap, NULL, 100);
+	/* Above the maximum: NULL, one failure, no warning. */
+	KUNIT_EXPECT_NULL(test, cmstat_alloc(ctx->heap, CMSTAT_ALLOC_MAX + 1,
+					     GFP_KERNEL));
+	KUNIT_EXPECT_EQ(test, cmstat_alloc_held_bytes(CMSTAT_ALLOC_MAX + 1), 0);
+	snap(test);
+	KUNIT_EXPECT_EQ(test, ctx->now.failed_allocs, 1);
+	KUNIT_EXPECT_EQ(test, ctx->now.mallocs, 0);
+	KUNIT_EXPECT_EQ(test, ctx->now.frees, 0);
+	KUNIT_EXPECT_EQ(test, ctx->now.alloc_bytes, 0);
+}
+
+static void alloc_bad_names(struct kunit *test)
+{
+	static const char * const bad[] = {
+		"", ".", "..", "a/b", "with space",
+		"abcdefghijklmnopqrstuvwxyz012345",	/* 32 characters */
+	};
+	struct cmstat_heap *h;
+	unsigned int i;
+
+	KUNIT_EXPECT_PTR_EQ(test, cmstat_heap_create(NULL), ERR_PTR(-EINVAL));
+	for (i = 0; i < ARRAY_SIZE(bad); i++)
+		KUNIT_EXPECT_PTR_EQ(test, cmstat_heap_create(bad[i]),
+				    ERR_PTR(-EINVAL));
+	/* "kunit" exists (the test's own heap). */
+	KUNIT_EXPECT_PTR_EQ(test, cmstat_heap_create("kunit"), ERR_PTR(-EEXIST));
+	h = cmstat_heap_create("abcdefghijklmnopqrstuvwxyz01234");
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, h);
+	cmstat_heap_destroy(h);
+	/* The name is free again once destroyed. */
+	h = cmstat_heap_create("abcdefghijklmnopqrstuvwxyz01234");
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, h);
+	cmstat_heap_destroy(h);
+	cmstat_heap_destroy(NULL);
+	cmstat_heap_destroy(ERR_PTR(-EINVAL));
+}
+
+/*
+ * Make the next fault-injection point this task reaches fail: the slab
+ * cache's for a class allocation, the page allocator's for a large one.
+ * GFP_NOWAIT: failslab and fail_page_alloc skip reclaiming allocations.
+ */
+static void alloc_fault_injection(struct kunit *test)
+{
+#ifdef CONFIG_FAULT_INJECTION
+	static const size_t sizes[] = { 64, 3000, 32768, 200000 };
+	struct alloc_test_ctx *ctx = test->priv;
+	unsigned int i, failed = 0;
+	void *p;
+
+	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
+		current->fail_nth = 1;
+		p = cmstat_alloc(ctx->heap, sizes[i], GFP_NOWAIT | __GFP_NOWARN);
+		KUNIT_EXPECT_EQ(test, current->fail_nth, 0);
+		current->fail_nth = 0;
+		if (p)
+			cmstat_free(ctx->heap, p, sizes[i]);
+		else
+			failed++;
+		KUNIT_EXPECT_NULL_MSG(test, p, "size %zu did not fail", sizes[i]);
+	}
+	snap(test);
+	/* Failures are counted, and nothing else moved. */
+	KUNIT_EXPECT_EQ(test, ctx->now.failed_allocs, failed);
+	KUNIT_EXPECT_EQ(test, ctx->now.mallocs, ARRAY_SIZE(sizes) - failed);
+	KUNIT_EXPECT_EQ(test, ctx->now.live_bytes, 0);
+	KUNIT_EXPECT_EQ(test, ctx->all_now.live_bytes, ctx->all_before.live_bytes);
+#else
+	kunit_skip(test, "needs CONFIG_FAULT_INJECTION");
+#endif
+}
+
+/* A destroyed heap with live objects: they stay valid and counted. */
+static void alloc_destroy_with_live(struct kunit *test)
+{
+	struct alloc_test_ctx *ctx = test->priv;
+	struct cmstat_heap *h = cmstat_heap_create("kunit-orphan"), *again;
+	void *a, *b;
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, h);
+	a = cmstat_alloc(h, 100, GFP_KERNEL);
+	b = cmstat_alloc(h, 50000, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	KUNIT_ASSERT_NOT_NULL(test, b);
+	cmstat_heap_destroy(h);		/* warns with the counts */
+
+	memset(a, 1, 100);		/* still valid memory (KASAN checks) */
+	snap(test);
+	KUNIT_EXPECT_EQ(test, ctx->all_now.live_objects,
+			ctx->all_before.live_objects + 2);
+	KUNIT_EXPECT_EQ(test, ctx->all_now.live_bytes,
+			ctx->all_before.live_bytes + 112 + (PAGE_SIZE << get_order(50000)));
+	/* The name is free again, and the old handle still frees. */
+	again = cmstat_heap_create("kunit-orphan");
+	KUNIT_EXPECT_NOT_ERR_OR_NULL(test, again);
+	cmstat_heap_destroy(again);
+	cmstat_free(h, a, 100);
+	cmstat_free(h, b, 50000);
+	snap(test);
+	KUNIT_EXPECT_EQ(test, ctx->all_now.live_objects,
+			ctx->all_before.live_objects);
+	KUNIT_EXPECT_EQ(test, ctx->all_now.live_bytes, ctx->all_before.live_bytes);
+}
+
+static struct kunit_case alloc_cases[] = {
+	KUNIT_CASE(alloc_class_lookup),
+	KUNIT_CASE(alloc_exact_per_class),
+	KUNIT_CASE(alloc_exact_large),
+	KUNIT_CASE(alloc_zeroed),
+	KUNIT_CASE(alloc_array),
+	KUNIT_CASE(alloc_bad_sizes),
+	KUNIT_CASE(alloc_bad_names),
+	KUNIT_CASE(alloc_fault_injection),
+	KUNIT_CASE(alloc_destroy_with_live),
+	{}
+};
+
+static struct kunit_suite alloc_suite = {
+	.name = "cmstat_alloc",
+	.init = alloc_test_init,
+	.exit = alloc_test_exit,
+	.test_cases = alloc_cases,
+};
+
+kunit_test_suite(alloc_suite);

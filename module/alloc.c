@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cmstat allocation and free: pick the class, get the memory from its
+ * kmem_cache (or from the page allocator above the largest class), and
+ * account it in one writer section.
+ */
+
+#include <linux/overflow.h>
+#include <linux/slab.h>
+
+#include "internal.h"
+
+/**
+ * cmstat_alloc() - allocate memory from a heap
+ * @heap: heap to account the allocation in
+ * @size: bytes wanted; at most %CMSTAT_ALLOC_MAX
+ * @gfp: passed to the slab or page allocator as is, so GFP_ATOMIC works
+ *	from interrupt context; __GFP_ZERO zeroes the memory
+ *
+ * Sizes up to %CMSTAT_MAX_CLASS_SIZE are rounded up to their size class
+ * and served by the class's kmem_cache; larger ones by kmalloc(), which
+ * takes them from the page allocator in whole power-of-two page blocks.
+ * The memory is aligned as kmalloc() would align it.
+ *
+ * Return: the memory; ZERO_SIZE_PTR for @size 0, as kmalloc() (not
+ * counted, and freeing it is a no-op); NULL on failure or when @size is
+ * above %CMSTAT_ALLOC_MAX, counted in failed_allocs, without a warning.
+ */
+void *cmstat_alloc(struct cmstat_heap *heap, size_t size, gfp_t gfp)
+{
+	int class = cmstat_size_to_class(size);
+	void *obj;
+
+	if (unlikely(!size))
+		return ZERO_SIZE_PTR;
+	if (likely(class >= 0))
+		obj = kmem_cache_alloc(cmstat_class_cache(class), gfp);
+	else if (size <= CMSTAT_ALLOC_MAX)
+		obj = kmalloc(size, gfp);
+	else
+		obj = NULL;
+
+	if (unlikely(obj && cmstat_debug_track(heap, obj, size, gfp))) {
+		cmstat_release(class, obj);
+		obj = NULL;
+	}
+	if (unlikely(!obj)) {
+		cmstat_account_failure(heap);
+		return NULL;
+	}
+	cmstat_account_alloc(heap, class, size, cmstat_alloc_held_bytes(size));
+	return obj;
+}
+EXPORT_SYMBOL_GPL(cmstat_alloc);
+
+/**
+ * cmstat_zalloc() - allocate zeroed memory from a heap
+ * @heap: heap to account the allocation in
+ * @size: bytes wanted
+ * @gfp: allocation flags
+ *
+ * Return: as cmstat_alloc().
+ */
+void *cmstat_zalloc(struct cmstat_heap *heap, size_t size, gfp_t gfp)
+{
+	return cmstat_alloc(heap, size, gfp | __GFP_ZERO);
+}
+EXPORT_SYMBOL_GPL(cmstat_zalloc);
+
+/**
+ * cmstat_alloc_array() - allocate an array from a heap
+ * @heap: heap to account the allocation in
+ * @n: number of elements
+ * @size: bytes per element
+ * @gfp: allocation flags
+ *
+ * Free it with cmstat_free_array() and the same @n and @size.
+ *
+ * Return: as cmstat_alloc() for @n * @size bytes; NULL, counted as a
+ * failure, if the product overflows.
+ */
+void *cmstat_alloc_array(struct cmstat_heap *heap, size_t n, size_t size,
+			 gfp_t gfp)
+{
+	size_t bytes;
+
+	if (unlikely(check_mul_overflow(n, size, &bytes))) {
+		cmstat_account_failure(heap);
+		return NULL;
+	}
+	return cmstat_alloc(heap, bytes, gfp);
+}
+EXPORT_SYMBOL_GPL(cmstat_alloc_array);
+
+/* Give memory back to where cmstat_alloc() got it. */
+void cmstat_release(int class, const void *obj)
+{
+	if (class >= 0)
+		kmem_cache_free(cmstat_class_cache(class), (void *)obj);
+	else
+		kfree(obj);
+}
+
+/**
+ * cmstat_free() - free memory from cmstat_alloc() or cmstat_zalloc()
+ * @heap: the heap it was allocated from
+ * @obj: the memory; NULL and ZERO_SIZE_PTR are no-ops
+ * @size: the size passed to the allocation
+ *
+ * A sized free, like kmem_cache_free() needs its cache: the size names the
+ * class, so cmstat keeps no per-object header and does no lookup to find
+ * where the object came from.  Any context, like the allocation.
+ *
+ * Freeing with another size or into another heap than the allocation used
+ * is a contract violation, as kmem_cache_free() into the wrong cache is:
+ * the memory may go to the wrong cache and the statistics go wrong.  With
+ * the module parameter debug_free=1, cmstat tracks every live object,
+ * reports such a free (and a free of memory it did not allocate) in the
+ * kernel log, counts it in invalid_frees, and leaks the object rather than
+ * free it wrongly.
+ */
+void cmstat_free(struct cmstat_heap *heap, const void *obj, size_t size)
+{
+	int class;
+
+	if (unlikely(ZERO_OR_NULL_PTR(obj)))
+		return;
+	if (unlikely(!cmstat_debug_untrack(heap, obj, size)))
+		return;
+	class = cmstat_size_to_class(size);
+	cmstat_release(class, obj);
+	cmstat_account_free(heap, class, size, cmstat_alloc_held_bytes(size));
+}
+EXPORT_SYMBOL_GPL(cmstat_free);

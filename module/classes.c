@@ -1,0 +1,153 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cmstat size classes: the table, size-to-class lookup, and the kmem_cache
+ * that backs each class.
+ *
+ * Eight classes per doubling from 128 B to 32 KiB bound the rounding waste
+ * at 1/9 (11.1%) of the object from 128 B up, where kmalloc's power-of-two
+ * caches waste up to half.  Below 128 B the steps are 8 then 16 bytes, as
+ * in Go's table.  Documentation/allocator.rst lists every class and its
+ * worst waste.
+ */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/kernel.h>
+#include <linux/log2.h>
+#include <linux/slab.h>
+
+#include "internal.h"
+
+static const u32 cmstat_class_sizes[CMSTAT_NR_CLASSES] = {
+	8, 16, 24, 32, 48, 64, 80, 96, 112, 128,
+	144, 160, 176, 192, 208, 224, 240, 256,
+	288, 320, 352, 384, 416, 448, 480, 512,
+	576, 640, 704, 768, 832, 896, 960, 1024,
+	1152, 1280, 1408, 1536, 1664, 1792, 1920, 2048,
+	2304, 2560, 2816, 3072, 3328, 3584, 3840, 4096,
+	4608, 5120, 5632, 6144, 6656, 7168, 7680, 8192,
+	9216, 10240, 11264, 12288, 13312, 14336, 15360, 16384,
+	18432, 20480, 22528, 24576, 26624, 28672, 30720, 32768,
+};
+
+/*
+ * Lookup tables, filled from the class table at load: every class up to
+ * 1 KiB is a multiple of 8 and every larger one a multiple of 128, so
+ * rounding the size up to that granule and indexing gives the class.
+ */
+#define SMALL_MAX	1024
+#define SMALL_SHIFT	3
+#define LARGE_SHIFT	7
+static u8 class_by_8[(SMALL_MAX >> SMALL_SHIFT) + 1];
+static u8 class_by_128[(CMSTAT_MAX_CLASS_SIZE >> LARGE_SHIFT) + 1];
+
+static struct kmem_cache *class_caches[CMSTAT_NR_CLASSES];
+static char class_cache_names[CMSTAT_NR_CLASSES][16];
+
+/**
+ * cmstat_class_size() - object size of a size class
+ * @class: class index, 0 to %CMSTAT_NR_CLASSES - 1
+ *
+ * Return: the size in bytes, or 0 for a bad index.
+ */
+size_t cmstat_class_size(unsigned int class)
+{
+	return class < CMSTAT_NR_CLASSES ? cmstat_class_sizes[class] : 0;
+}
+EXPORT_SYMBOL_GPL(cmstat_class_size);
+
+/**
+ * cmstat_size_to_class() - the size class an allocation of @size uses
+ * @size: requested bytes
+ *
+ * Return: the smallest class that holds @size, or -1 when @size is 0 or
+ * above %CMSTAT_MAX_CLASS_SIZE (a large allocation, or none).
+ */
+int cmstat_size_to_class(size_t size)
+{
+	if (size == 0 || size > CMSTAT_MAX_CLASS_SIZE)
+		return -1;
+	if (size <= SMALL_MAX)
+		return class_by_8[DIV_ROUND_UP(size, 1 << SMALL_SHIFT)];
+	return class_by_128[DIV_ROUND_UP(size, 1 << LARGE_SHIFT)];
+}
+EXPORT_SYMBOL_GPL(cmstat_size_to_class);
+
+/**
+ * cmstat_alloc_held_bytes() - bytes an allocation of @size really holds
+ * @size: requested bytes, 1 to %CMSTAT_ALLOC_MAX
+ *
+ * Return: the class size, or for a large allocation the whole pages the
+ * page allocator hands out (a power-of-two number of pages); 0 when @size
+ * is 0 or above the maximum.
+ */
+size_t cmstat_alloc_held_bytes(size_t size)
+{
+	int class = cmstat_size_to_class(size);
+
+	if (class >= 0)
+		return cmstat_class_sizes[class];
+	if (size == 0 || size > CMSTAT_ALLOC_MAX)
+		return 0;
+	return PAGE_SIZE << get_order(size);
+}
+EXPORT_SYMBOL_GPL(cmstat_alloc_held_bytes);
+
+struct kmem_cache *cmstat_class_cache(unsigned int class)
+{
+	return class_caches[class];
+}
+
+static void cmstat_fill_lookup(void)
+{
+	unsigned int class = 0;
+	size_t granule;
+
+	for (granule = 0; granule < ARRAY_SIZE(class_by_8); granule++) {
+		while (cmstat_class_sizes[class] < granule << SMALL_SHIFT)
+			class++;
+		class_by_8[granule] = class;
+	}
+	for (granule = 0, class = 0; granule < ARRAY_SIZE(class_by_128);
+	     granule++) {
+		while (cmstat_class_sizes[class] < granule << LARGE_SHIFT)
+			class++;
+		class_by_128[granule] = class;
+	}
+}
+
+void cmstat_classes_exit(void)
+{
+	unsigned int class;
+
+	for (class = 0; class < CMSTAT_NR_CLASSES; class++) {
+		kmem_cache_destroy(class_caches[class]);
+		class_caches[class] = NULL;
+	}
+}
+
+int cmstat_classes_init(void)
+{
+	unsigned int class;
+
+	cmstat_fill_lookup();
+	for (class = 0; class < CMSTAT_NR_CLASSES; class++) {
+		u32 size = cmstat_class_sizes[class];
+		/*
+		 * As kmalloc: power-of-two sizes naturally aligned, others to
+		 * their largest power-of-two factor.
+		 */
+		unsigned int align = min_t(u32, size & -size, PAGE_SIZE);
+
+		snprintf(class_cache_names[class], sizeof(class_cache_names[0]),
+			 "cmstat-%u", size);
+		class_caches[class] = kmem_cache_create(class_cache_names[class],
+							size, align, 0, NULL);
+		if (!class_caches[class]) {
+			pr_err("cannot create cache for class %u\n", size);
+			cmstat_classes_exit();
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}

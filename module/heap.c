@@ -1,0 +1,406 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cmstat heaps: the registry of named heaps, their counter layout, the
+ * accounting sections, and consistent snapshots of their statistics.
+ *
+ * Each heap has a counter set, and one more set counts all heaps together.
+ * Every allocation or free updates both sets in a single writer section, so
+ * a snapshot of either is exact, and the all-heaps snapshot is one instant
+ * across every heap.
+ */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/ctype.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+
+#include "internal.h"
+
+/* Cumulative counters only; everything "live" is derived when read. */
+enum {
+	HC_ALLOC_BYTES,
+	HC_FREE_BYTES,
+	HC_REQUESTED_ALLOC_BYTES,
+	HC_REQUESTED_FREE_BYTES,
+	HC_LARGE_MALLOCS,
+	HC_LARGE_FREES,
+	HC_LARGE_ALLOC_BYTES,
+	HC_LARGE_FREE_BYTES,
+	HC_FAILED_ALLOCS,
+	HC_CLASS_MALLOCS,
+	HC_CLASS_FREES = HC_CLASS_MALLOCS + CMSTAT_NR_CLASSES,
+	HC_NR = HC_CLASS_FREES + CMSTAT_NR_CLASSES,
+};
+
+/**
+ * struct cmstat_heap - a named heap
+ * @node: in cmstat_heaps, or in cmstat_orphans once destroyed with live
+ *	objects
+ * @stats: the heap's counters
+ * @name: NUL-terminated name
+ */
+struct cmstat_heap {
+	struct list_head node;
+	struct cmstat_counters *stats;
+	char name[CMSTAT_HEAP_NAME_MAX + 1];
+};
+
+/* All heaps together; allocated at load, before any heap exists. */
+static struct cmstat_counters *cmstat_all;
+
+/* Live heaps, and destroyed ones kept for their live objects. */
+static LIST_HEAD(cmstat_heaps);
+static LIST_HEAD(cmstat_orphans);
+static DEFINE_MUTEX(cmstat_heaps_lock);	/* protects both lists */
+
+/*
+ * One writer section over the heap's set and the all-heaps set: the @n
+ * (index, delta) pairs in @upd go to both.
+ */
+struct cmstat_upd {
+	unsigned int idx;
+	s64 delta;
+};
+
+static __always_inline void cmstat_account(struct cmstat_heap *heap,
+					   const struct cmstat_upd *upd,
+					   unsigned int n)
+{
+	struct cmstat_section sec;
+	u64 __percpu *heap_slot, *all_slot;
+	unsigned int i;
+
+	if (!cmstat_section_begin(&sec))
+		return;
+	heap_slot = cmstat_section_slot(heap->stats);
+	all_slot = cmstat_section_slot(cmstat_all);
+	for (i = 0; i < n; i++) {
+		cmstat_section_add(heap_slot, upd[i].idx, upd[i].delta);
+		cmstat_section_add(all_slot, upd[i].idx, upd[i].delta);
+	}
+	cmstat_section_end(&sec);
+}
+
+void cmstat_account_alloc(struct cmstat_heap *heap, int class, size_t size,
+			  size_t held)
+{
+	if (class >= 0) {
+		const struct cmstat_upd upd[] = {
+			{ HC_ALLOC_BYTES, held },
+			{ HC_REQUESTED_ALLOC_BYTES, size },
+			{ HC_CLASS_MALLOCS + class, 1 },
+		};
+
+		cmstat_account(heap, upd, ARRAY_SIZE(upd));
+	} else {
+		const struct cmstat_upd upd[] = {
+			{ HC_ALLOC_BYTES, held },
+			{ HC_REQUESTED_ALLOC_BYTES, size },
+			{ HC_LARGE_MALLOCS, 1 },
+			{ HC_LARGE_ALLOC_BYTES, held },
+		};
+
+		cmstat_account(heap, upd, ARRAY_SIZE(upd));
+	}
+}
+
+void cmstat_account_free(struct cmstat_heap *heap, int class, size_t size,
+			 size_t held)
+{
+	if (class >= 0) {
+		const struct cmstat_upd upd[] = {
+			{ HC_FREE_BYTES, held },
+			{ HC_REQUESTED_FREE_BYTES, size },
+			{ HC_CLASS_FREES + class, 1 },
+		};
+
+		cmstat_account(heap, upd, ARRAY_SIZE(upd));
+	} else {
+		const struct cmstat_upd upd[] = {
+			{ HC_FREE_BYTES, held },
+			{ HC_REQUESTED_FREE_BYTES, size },
+			{ HC_LARGE_FREES, 1 },
+			{ HC_LARGE_FREE_BYTES, held },
+		};
+
+		cmstat_account(heap, upd, ARRAY_SIZE(upd));
+	}
+}
+
+void cmstat_account_failure(struct cmstat_heap *heap)
+{
+	const struct cmstat_upd upd[] = { { HC_FAILED_ALLOCS, 1 } };
+
+	cmstat_account(heap, upd, ARRAY_SIZE(upd));
+}
+
+/* Fill @st from the cumulative counters @c; derive the live values. */
+static void cmstat_derive(const u64 *c, unsigned long epoch,
+			  struct cmstat_heap_stats *st)
+{
+	unsigned int i;
+
+	memset(st, 0, sizeof(*st));
+	st->epoch = epoch;
+	st->alloc_bytes = c[HC_ALLOC_BYTES];
+	st->free_bytes = c[HC_FREE_BYTES];
+	st->live_bytes = st->alloc_bytes - st->free_bytes;
+	st->requested_alloc_bytes = c[HC_REQUESTED_ALLOC_BYTES];
+	st->requested_free_bytes = c[HC_REQUESTED_FREE_BYTES];
+	st->live_requested_bytes = st->requested_alloc_bytes -
+				   st->requested_free_bytes;
+	st->large_mallocs = c[HC_LARGE_MALLOCS];
+	st->large_frees = c[HC_LARGE_FREES];
+	st->large_live_objects = st->large_mallocs - st->large_frees;
+	st->large_alloc_bytes = c[HC_LARGE_ALLOC_BYTES];
+	st->large_free_bytes = c[HC_LARGE_FREE_BYTES];
+	st->large_live_bytes = st->large_alloc_bytes - st->large_free_bytes;
+	st->failed_allocs = c[HC_FAILED_ALLOCS];
+	st->mallocs = st->large_mallocs;
+	st->frees = st->large_frees;
+	for (i = 0; i < CMSTAT_NR_CLASSES; i++) {
+		struct cmstat_class_stats *cs = &st->classes[i];
+
+		cs->size_bytes = cmstat_class_size(i);
+		cs->mallocs = c[HC_CLASS_MALLOCS + i];
+		cs->frees = c[HC_CLASS_FREES + i];
+		cs->live_objects = cs->mallocs - cs->frees;
+		st->mallocs += cs->mallocs;
+		st->frees += cs->frees;
+	}
+	st->live_objects = st->mallocs - st->frees;
+}
+
+/* Read @set and derive; a statistics bug warns once, never more. */
+static void cmstat_read_stats(struct cmstat_counters *set,
+			      struct cmstat_heap_stats *st)
+{
+	u64 *c = kmalloc_array(HC_NR, sizeof(u64), GFP_KERNEL);
+	unsigned long epoch;
+
+	if (!c) {
+		memset(st, 0, sizeof(*st));
+		return;
+	}
+	epoch = cmstat_counters_read(set, c);
+	cmstat_derive(c, epoch, st);
+	kfree(c);
+	WARN_ON_ONCE(!cmstat_heap_stats_valid(st));
+}
+
+/**
+ * cmstat_heap_stats_valid() - check the invariants of a snapshot
+ * @st: snapshot from cmstat_heap_read() or cmstat_heaps_read_all()
+ *
+ * Return: true if every derived value is non-negative and the byte and
+ * object totals equal the sums over the classes and large allocations.
+ */
+bool cmstat_heap_stats_valid(const struct cmstat_heap_stats *st)
+{
+	u64 class_bytes = 0, class_objects = 0;
+	unsigned int i;
+
+	for (i = 0; i < CMSTAT_NR_CLASSES; i++) {
+		const struct cmstat_class_stats *cs = &st->classes[i];
+
+		if (cs->frees > cs->mallocs)
+			return false;
+		class_bytes += cs->size_bytes * cs->live_objects;
+		class_objects += cs->live_objects;
+	}
+	return st->free_bytes <= st->alloc_bytes &&
+	       st->requested_free_bytes <= st->requested_alloc_bytes &&
+	       st->large_frees <= st->large_mallocs &&
+	       st->large_free_bytes <= st->large_alloc_bytes &&
+	       st->frees <= st->mallocs &&
+	       st->live_requested_bytes <= st->live_bytes &&
+	       st->live_bytes == class_bytes + st->large_live_bytes &&
+	       st->live_objects == class_objects + st->large_live_objects;
+}
+EXPORT_SYMBOL_GPL(cmstat_heap_stats_valid);
+
+/**
+ * cmstat_heap_read() - take a consistent snapshot of a heap's statistics
+ * @heap: the heap
+ * @st: filled with the snapshot
+ *
+ * Process context; sleeps (see cmstat_counters_read()).
+ *
+ * Return: 0, or -EINVAL if @heap is NULL.
+ */
+int cmstat_heap_read(struct cmstat_heap *heap, struct cmstat_heap_stats *st)
+{
+	if (!heap)
+		return -EINVAL;
+	cmstat_read_stats(heap->stats, st);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(cmstat_heap_read);
+
+/**
+ * cmstat_heaps_read_all() - snapshot of all heaps together
+ * @st: filled with the snapshot
+ *
+ * One instant across every heap, destroyed ones included while they still
+ * hold objects.  Process context; sleeps.
+ */
+void cmstat_heaps_read_all(struct cmstat_heap_stats *st)
+{
+	cmstat_read_stats(cmstat_all, st);
+}
+EXPORT_SYMBOL_GPL(cmstat_heaps_read_all);
+
+/**
+ * cmstat_heap_name() - a heap's name
+ * @heap: the heap
+ *
+ * Return: the name given to cmstat_heap_create().
+ */
+const char *cmstat_heap_name(const struct cmstat_heap *heap)
+{
+	return heap->name;
+}
+EXPORT_SYMBOL_GPL(cmstat_heap_name);
+
+/* Names become file names: letters, digits, '_', '-' and '.', no "." "..". */
+static bool cmstat_heap_name_ok(const char *name)
+{
+	size_t len = strnlen(name, CMSTAT_HEAP_NAME_MAX + 1);
+	size_t i;
+
+	if (len == 0 || len > CMSTAT_HEAP_NAME_MAX ||
+	    !strcmp(name, ".") || !strcmp(name, ".."))
+		return false;
+	for (i = 0; i < len; i++)
+		if (!isalnum(name[i]) && !strchr("_-.", name[i]))
+			return false;
+	return true;
+}
+
+static struct cmstat_heap *cmstat_heap_find(const char *name)
+{
+	struct cmstat_heap *heap;
+
+	lockdep_assert_held(&cmstat_heaps_lock);
+	list_for_each_entry(heap, &cmstat_heaps, node)
+		if (!strcmp(heap->name, name))
+			return heap;
+	return NULL;
+}
+
+static void cmstat_heap_free(struct cmstat_heap *heap)
+{
+	cmstat_counters_free(heap->stats);
+	kfree(heap);
+}
+
+/**
+ * cmstat_heap_create() - create a named heap
+ * @name: 1 to %CMSTAT_HEAP_NAME_MAX characters from [A-Za-z0-9_.-], unique
+ *	among existing heaps; copied
+ *
+ * Process context; may sleep.
+ *
+ * Return: the heap; ERR_PTR(-EINVAL) for a NULL, empty, too long or badly
+ * formed name; ERR_PTR(-EEXIST) if a heap of that name exists;
+ * ERR_PTR(-ENOMEM).
+ */
+struct cmstat_heap *cmstat_heap_create(const char *name)
+{
+	struct cmstat_heap *heap;
+	int err = 0;
+
+	if (!name || !cmstat_heap_name_ok(name))
+		return ERR_PTR(-EINVAL);
+
+	heap = kzalloc(sizeof(*heap), GFP_KERNEL);
+	if (!heap)
+		return ERR_PTR(-ENOMEM);
+	strscpy(heap->name, name, sizeof(heap->name));
+	heap->stats = cmstat_counters_alloc(HC_NR);
+	if (IS_ERR(heap->stats)) {
+		err = PTR_ERR(heap->stats);
+		kfree(heap);
+		return ERR_PTR(err);
+	}
+
+	mutex_lock(&cmstat_heaps_lock);
+	if (cmstat_heap_find(name))
+		err = -EEXIST;
+	else
+		list_add_tail(&heap->node, &cmstat_heaps);
+	mutex_unlock(&cmstat_heaps_lock);
+	if (err) {
+		cmstat_heap_free(heap);
+		return ERR_PTR(err);
+	}
+	return heap;
+}
+EXPORT_SYMBOL_GPL(cmstat_heap_create);
+
+/**
+ * cmstat_heap_destroy() - destroy a heap
+ * @heap: the heap; NULL or an error pointer is a no-op
+ *
+ * The heap's name is free for reuse when this returns.  If the heap still
+ * holds objects, cmstat warns once for this heap with the counts, and the
+ * heap becomes an orphan: its objects stay allocated and valid, @heap stays
+ * valid for cmstat_free() of those objects (and for nothing else), and
+ * they keep counting in the all-heaps statistics, so the leak stays
+ * visible.  An orphan's own memory is released when cmstat unloads.
+ * Process context; sleeps.
+ */
+void cmstat_heap_destroy(struct cmstat_heap *heap)
+{
+	struct cmstat_heap_stats *st;
+	bool orphan;
+
+	if (IS_ERR_OR_NULL(heap))
+		return;
+	st = kmalloc(sizeof(*st), GFP_KERNEL);
+	if (st)
+		cmstat_read_stats(heap->stats, st);
+	/* Without memory for the check, keep the heap: never free in use. */
+	orphan = !st || st->live_objects;
+
+	mutex_lock(&cmstat_heaps_lock);
+	list_del(&heap->node);
+	if (orphan)
+		list_add_tail(&heap->node, &cmstat_orphans);
+	mutex_unlock(&cmstat_heaps_lock);
+
+	if (orphan && st)
+		pr_warn("heap %s destroyed with %llu live objects (%llu bytes held, %llu large); they stay allocated\n",
+			heap->name, st->live_objects, st->live_bytes,
+			st->large_live_objects);
+	else if (!orphan)
+		cmstat_heap_free(heap);
+	kfree(st);
+}
+EXPORT_SYMBOL_GPL(cmstat_heap_destroy);
+
+int cmstat_heaps_init(void)
+{
+	cmstat_all = cmstat_counters_alloc(HC_NR);
+	return PTR_ERR_OR_ZERO(cmstat_all);
+}
+
+/* At unload no client is left (module refcounts): free what they left. */
+void cmstat_heaps_exit(void)
+{
+	struct cmstat_heap *heap, *tmp;
+
+	list_for_each_entry_safe(heap, tmp, &cmstat_heaps, node) {
+		pr_warn("heap %s was never destroyed\n", heap->name);
+		list_del(&heap->node);
+		cmstat_heap_free(heap);
+	}
+	list_for_each_entry_safe(heap, tmp, &cmstat_orphans, node) {
+		list_del(&heap->node);
+		cmstat_heap_free(heap);
+	}
+	cmstat_counters_free(cmstat_all);
+}
