@@ -131,23 +131,19 @@ static void stress_queue_irq_work(void)
 		irq_work_queue(this_cpu_ptr(&stress_cpu.work));
 }
 
-static enum hrtimer_restart stress_hard_timer(struct hrtimer *t)
+/* Both timers: the hard one fires in hardirq, the soft one in softirq. */
+static enum hrtimer_restart stress_timer(struct hrtimer *t)
 {
-	stress_update(1, NULL);
-	this_cpu_add(stress_tally.hardirq, 1);
-	if (READ_ONCE(stress_stop))
-		return HRTIMER_NORESTART;
-	hrtimer_forward_now(t, ns_to_ktime(HARD_PERIOD_NS));
-	return HRTIMER_RESTART;
-}
+	bool hard = in_hardirq();
 
-static enum hrtimer_restart stress_soft_timer(struct hrtimer *t)
-{
 	stress_update(1, NULL);
-	this_cpu_add(stress_tally.softirq, 1);
+	if (hard)
+		this_cpu_add(stress_tally.hardirq, 1);
+	else
+		this_cpu_add(stress_tally.softirq, 1);
 	if (READ_ONCE(stress_stop))
 		return HRTIMER_NORESTART;
-	hrtimer_forward_now(t, ns_to_ktime(SOFT_PERIOD_NS));
+	hrtimer_forward_now(t, ns_to_ktime(hard ? HARD_PERIOD_NS : SOFT_PERIOD_NS));
 	return HRTIMER_RESTART;
 }
 
@@ -189,9 +185,9 @@ static void stress_init_cpu(unsigned int cpu)
 	sc->work = IRQ_WORK_INIT_HARD(stress_irq_work);
 	sc->nmi_pending = false;
 	hrtimer_init(&sc->hard, CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED_HARD);
-	sc->hard.function = stress_hard_timer;
+	sc->hard.function = stress_timer;
 	hrtimer_init(&sc->soft, CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED_SOFT);
-	sc->soft.function = stress_soft_timer;
+	sc->soft.function = stress_timer;
 }
 
 /* hrtimer_start() on another CPU's timer: run it there. */

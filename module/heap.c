@@ -84,50 +84,60 @@ static __always_inline void cmstat_account(struct cmstat_heap *heap,
 	cmstat_section_end(&sec);
 }
 
-void cmstat_account_alloc(struct cmstat_heap *heap, int class, size_t size,
-			  size_t held)
+/* The counters one side, allocation or free, moves. */
+struct cmstat_side {
+	unsigned int bytes;
+	unsigned int requested_bytes;
+	unsigned int class_base;
+	unsigned int large;
+	unsigned int large_bytes;
+};
+
+static const struct cmstat_side cmstat_alloc_side = {
+	HC_ALLOC_BYTES, HC_REQUESTED_ALLOC_BYTES, HC_CLASS_MALLOCS,
+	HC_LARGE_MALLOCS, HC_LARGE_ALLOC_BYTES,
+};
+
+static const struct cmstat_side cmstat_free_side = {
+	HC_FREE_BYTES, HC_REQUESTED_FREE_BYTES, HC_CLASS_FREES,
+	HC_LARGE_FREES, HC_LARGE_FREE_BYTES,
+};
+
+static __always_inline void cmstat_account_side(struct cmstat_heap *heap,
+						const struct cmstat_side *side,
+						int class, size_t size,
+						size_t held)
 {
 	if (class >= 0) {
 		const struct cmstat_upd upd[] = {
-			{ HC_ALLOC_BYTES, held },
-			{ HC_REQUESTED_ALLOC_BYTES, size },
-			{ HC_CLASS_MALLOCS + class, 1 },
+			{ side->bytes, held },
+			{ side->requested_bytes, size },
+			{ side->class_base + class, 1 },
 		};
 
 		cmstat_account(heap, upd, ARRAY_SIZE(upd));
 	} else {
 		const struct cmstat_upd upd[] = {
-			{ HC_ALLOC_BYTES, held },
-			{ HC_REQUESTED_ALLOC_BYTES, size },
-			{ HC_LARGE_MALLOCS, 1 },
-			{ HC_LARGE_ALLOC_BYTES, held },
+			{ side->bytes, held },
+			{ side->requested_bytes, size },
+			{ side->large, 1 },
+			{ side->large_bytes, held },
 		};
 
 		cmstat_account(heap, upd, ARRAY_SIZE(upd));
 	}
 }
 
+void cmstat_account_alloc(struct cmstat_heap *heap, int class, size_t size,
+			  size_t held)
+{
+	cmstat_account_side(heap, &cmstat_alloc_side, class, size, held);
+}
+
 void cmstat_account_free(struct cmstat_heap *heap, int class, size_t size,
 			 size_t held)
 {
-	if (class >= 0) {
-		const struct cmstat_upd upd[] = {
-			{ HC_FREE_BYTES, held },
-			{ HC_REQUESTED_FREE_BYTES, size },
-			{ HC_CLASS_FREES + class, 1 },
-		};
-
-		cmstat_account(heap, upd, ARRAY_SIZE(upd));
-	} else {
-		const struct cmstat_upd upd[] = {
-			{ HC_FREE_BYTES, held },
-			{ HC_REQUESTED_FREE_BYTES, size },
-			{ HC_LARGE_FREES, 1 },
-			{ HC_LARGE_FREE_BYTES, held },
-		};
-
-		cmstat_account(heap, upd, ARRAY_SIZE(upd));
-	}
+	cmstat_account_side(heap, &cmstat_free_side, class, size, held);
 }
 
 void cmstat_account_failure(struct cmstat_heap *heap)
