@@ -12,7 +12,7 @@
 #   SMP=N          vCPUs of the test VMs (default 4)
 #   FILTER=glob    KUnit suite filter, kunit.filter_glob syntax (suite.case)
 #   KCSAN=0        skip the KCSAN kernel
-#   VM_TIMEOUT=s   seconds before a VM counts as hung (default 1500)
+#   VM_TIMEOUT=s   seconds before a VM counts as hung (default 900 + 150 per vCPU)
 #   LOGDIR=dir     where console logs go (default ./logs); the logs of a
 #                  failing VM are also copied to LOGDIR/failed-<time>-*.
 #   CMSTAT_CACHE   kernel and package cache (default ~/.cache/cmstat)
@@ -23,7 +23,7 @@ set -uo pipefail
 SMP=${SMP:-4}
 FILTER=${FILTER:-}
 KCSAN=${KCSAN:-1}
-VM_TIMEOUT=${VM_TIMEOUT:-1500}
+VM_TIMEOUT=${VM_TIMEOUT:-$((900 + 150 * SMP))}
 LOGDIR=${LOGDIR:-$CMSTAT_ROOT/logs}
 BUILDDIR=$CMSTAT_ROOT/.build
 STAMP=$(date +%Y%m%d-%H%M%S)
