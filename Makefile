@@ -5,6 +5,7 @@
 #   make [KDIR=...]   build cmstat.ko (and the KUnit module if KDIR has KUnit)
 #   make clean
 #   make check        the whole test suite in QEMU (see README.md)
+#   make lint         checkpatch --strict, sparse, W=1, kernel-doc
 #   make demo         the module on Debian's stock kernel in QEMU
 #
 # Knobs for check: SMP=N (vCPUs, default 4), FILTER=glob (KUnit suites),
@@ -25,7 +26,10 @@ clean:
 check:
 	bash scripts/check.sh
 
+lint:
+	bash scripts/lint.sh
+
 demo:
 	bash scripts/demo.sh
 
-.PHONY: all modules clean check demo
+.PHONY: all modules clean check lint demo

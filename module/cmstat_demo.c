@@ -2,12 +2,13 @@
 /*
  * cmstat_demo: a sample client of the cmstat allocator.
  *
- * At load it creates the heap "demo", allocates @objects objects of random
- * sizes up to @max_size bytes, frees all but @keep_percent of them, and
- * logs the heap's statistics next to the totals it kept itself.  With
- * @workers set, that many kthreads go on allocating and freeing until
- * unload, so the statistics keep moving.  Unloading frees everything and
- * destroys the heap.
+ * At load it creates the heap "demo" (and "demo1" ... with @heaps above 1),
+ * allocates @objects objects of random sizes up to @max_size bytes from
+ * them in turn, frees all but @keep_percent of them, and logs the first
+ * heap's totals next to the totals it kept itself.  With @workers set, that
+ * many kthreads go on allocating and freeing until unload, so the
+ * statistics keep moving.  Unloading frees everything and destroys the
+ * heaps.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -36,12 +37,18 @@ static unsigned int workers;
 module_param(workers, uint, 0444);
 MODULE_PARM_DESC(workers, "Kthreads allocating and freeing until unload (default 0)");
 
+#define DEMO_MAX_HEAPS	8
+static unsigned int heaps = 1;
+module_param(heaps, uint, 0444);
+MODULE_PARM_DESC(heaps, "Heaps to spread the objects over, 1 to 8 (default 1)");
+
 struct demo_obj {
 	void *ptr;
 	size_t size;
+	struct cmstat_heap *heap;
 };
 
-static struct cmstat_heap *demo_heap;
+static struct cmstat_heap *demo_heaps[DEMO_MAX_HEAPS];
 static struct demo_obj *kept;
 static unsigned int nr_kept;
 static u64 kept_held_bytes, kept_requested_bytes;
@@ -57,33 +64,17 @@ static size_t demo_size(void)
 	return get_random_u32_below(limit) + 1;
 }
 
-static void demo_report(const char *when, bool table)
+/* The heap's totals in one line; the viewer shows the rest. */
+static void demo_report(const char *when)
 {
 	struct cmstat_heap_stats *st = kmalloc(sizeof(*st), GFP_KERNEL);
-	unsigned int i;
 
-	if (!st || cmstat_heap_read(demo_heap, st)) {
-		kfree(st);
-		return;
-	}
-	pr_info("heap %s %s: live_bytes=%llu live_requested_bytes=%llu live_objects=%llu mallocs=%llu frees=%llu large_live_objects=%llu large_live_bytes=%llu failed_allocs=%llu epoch=%llu\n",
-		cmstat_heap_name(demo_heap), when, st->live_bytes,
-		st->live_requested_bytes, st->live_objects, st->mallocs,
-		st->frees, st->large_live_objects, st->large_live_bytes,
-		st->failed_allocs, st->epoch);
-	if (!table) {
-		kfree(st);
-		return;
-	}
-	pr_info("%12s %12s %10s %10s\n", "class_bytes", "live_objects",
-		"mallocs", "frees");
-	for (i = 0; i < CMSTAT_NR_CLASSES; i++) {
-		const struct cmstat_class_stats *cs = &st->classes[i];
-
-		if (cs->live_objects)
-			pr_info("%12llu %12llu %10llu %10llu\n", cs->size_bytes,
-				cs->live_objects, cs->mallocs, cs->frees);
-	}
+	if (st && !cmstat_heap_read(demo_heaps[0], st))
+		pr_info("heap %s %s: live_bytes=%llu live_requested_bytes=%llu live_objects=%llu mallocs=%llu frees=%llu large_live_objects=%llu large_live_bytes=%llu failed_allocs=%llu epoch=%llu\n",
+			cmstat_heap_name(demo_heaps[0]), when, st->live_bytes,
+			st->live_requested_bytes, st->live_objects, st->mallocs,
+			st->frees, st->large_live_objects, st->large_live_bytes,
+			st->failed_allocs, st->epoch);
 	kfree(st);
 }
 
@@ -93,19 +84,24 @@ static void demo_round(unsigned int n, bool keep)
 	unsigned int i;
 
 	for (i = 0; i < n; i++) {
+		struct cmstat_heap *heap = demo_heaps[i % heaps];
 		size_t size = demo_size();
-		void *p = cmstat_alloc(demo_heap, size, GFP_KERNEL);
+		void *p = cmstat_alloc(heap, size, GFP_KERNEL);
 
 		if (!p)
 			continue;
 		if (keep && get_random_u32_below(100) < keep_percent) {
 			kept[nr_kept].ptr = p;
 			kept[nr_kept].size = size;
+			kept[nr_kept].heap = heap;
 			nr_kept++;
-			kept_held_bytes += cmstat_alloc_held_bytes(size);
-			kept_requested_bytes += size;
+			/* What the first heap should report, by our count. */
+			if (heap == demo_heaps[0]) {
+				kept_held_bytes += cmstat_alloc_held_bytes(size);
+				kept_requested_bytes += size;
+			}
 		} else {
-			cmstat_free(demo_heap, p, size);
+			cmstat_free(heap, p, size);
 		}
 	}
 }
@@ -130,22 +126,44 @@ static void demo_stop_workers(void)
 	demo_threads = NULL;
 }
 
-static int __init demo_init(void)
+static void demo_destroy_heaps(void)
 {
 	unsigned int i;
 
+	for (i = 0; i < heaps; i++)
+		cmstat_heap_destroy(demo_heaps[i]);
+}
+
+static int __init demo_init(void)
+{
+	unsigned int i;
+	char name[CMSTAT_HEAP_NAME_MAX + 1];
+
+	if (heaps < 1 || heaps > DEMO_MAX_HEAPS)
+		return -EINVAL;
 	kept = kvcalloc(objects, sizeof(*kept), GFP_KERNEL);
 	if (!kept)
 		return -ENOMEM;
-	demo_heap = cmstat_heap_create("demo");
-	if (IS_ERR(demo_heap)) {
-		kvfree(kept);
-		return PTR_ERR(demo_heap);
+	for (i = 0; i < heaps; i++) {
+		if (i)
+			snprintf(name, sizeof(name), "demo%u", i);
+		else
+			strscpy(name, "demo", sizeof(name));
+		demo_heaps[i] = cmstat_heap_create(name);
+		if (IS_ERR(demo_heaps[i])) {
+			int err = PTR_ERR(demo_heaps[i]);
+
+			demo_heaps[i] = NULL;
+			demo_destroy_heaps();
+			kvfree(kept);
+			return err;
+		}
 	}
 	demo_round(objects, true);
-	pr_info("kept %u of %u objects: %llu bytes held, %llu requested (the demo's own count)\n",
-		nr_kept, objects, kept_held_bytes, kept_requested_bytes);
-	demo_report("after load", true);
+	pr_info("kept %u of %u objects; heap %s: %llu bytes held, %llu requested (the demo's own count)\n",
+		nr_kept, objects, cmstat_heap_name(demo_heaps[0]),
+		kept_held_bytes, kept_requested_bytes);
+	demo_report("after load");
 
 	if (workers) {
 		demo_threads = kcalloc(workers, sizeof(*demo_threads), GFP_KERNEL);
@@ -162,9 +180,9 @@ static void __exit demo_exit(void)
 
 	demo_stop_workers();
 	for (i = 0; i < nr_kept; i++)
-		cmstat_free(demo_heap, kept[i].ptr, kept[i].size);
-	demo_report("after freeing everything", false);
-	cmstat_heap_destroy(demo_heap);
+		cmstat_free(kept[i].heap, kept[i].ptr, kept[i].size);
+	demo_report("after freeing everything");
+	demo_destroy_heaps();
 	kvfree(kept);
 }
 

@@ -14,6 +14,7 @@
 #include <linux/ctype.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
+#include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 
@@ -40,11 +41,15 @@ enum {
  * @node: in cmstat_heaps, or in cmstat_orphans once destroyed with live
  *	objects
  * @stats: the heap's counters
+ * @debugfs: its debugfs directory, while published
+ * @sysfs: its sysfs directory, while published
  * @name: NUL-terminated name
  */
 struct cmstat_heap {
 	struct list_head node;
 	struct cmstat_counters *stats;
+	struct dentry *debugfs;
+	struct cmstat_stats_kobj *sysfs;
 	char name[CMSTAT_HEAP_NAME_MAX + 1];
 };
 
@@ -301,8 +306,21 @@ static struct cmstat_heap *cmstat_heap_find(const char *name)
 	return NULL;
 }
 
+/* Names of the live heaps, one per line, for debugfs. */
+void cmstat_heaps_print_names(struct seq_file *m)
+{
+	struct cmstat_heap *heap;
+
+	mutex_lock(&cmstat_heaps_lock);
+	list_for_each_entry(heap, &cmstat_heaps, node)
+		seq_printf(m, "%s\n", heap->name);
+	mutex_unlock(&cmstat_heaps_lock);
+}
+
 static void cmstat_heap_free(struct cmstat_heap *heap)
 {
+	cmstat_debugfs_remove(heap->debugfs);
+	cmstat_sysfs_remove(heap->sysfs);
 	cmstat_counters_free(heap->stats);
 	kfree(heap);
 }
@@ -347,6 +365,9 @@ struct cmstat_heap *cmstat_heap_create(const char *name)
 		cmstat_heap_free(heap);
 		return ERR_PTR(err);
 	}
+	/* Files are best effort: a heap works without them. */
+	heap->debugfs = cmstat_debugfs_add_heap(heap);
+	heap->sysfs = cmstat_sysfs_add_heap(heap);
 	return heap;
 }
 EXPORT_SYMBOL_GPL(cmstat_heap_create);
@@ -370,6 +391,12 @@ void cmstat_heap_destroy(struct cmstat_heap *heap)
 
 	if (IS_ERR_OR_NULL(heap))
 		return;
+	/* Before the name is free: a new heap of that name gets new files. */
+	cmstat_debugfs_remove(heap->debugfs);
+	cmstat_sysfs_remove(heap->sysfs);
+	heap->debugfs = NULL;
+	heap->sysfs = NULL;
+
 	st = kmalloc(sizeof(*st), GFP_KERNEL);
 	if (st)
 		cmstat_read_stats(heap->stats, st);
@@ -398,8 +425,12 @@ int cmstat_heaps_init(void)
 	return PTR_ERR_OR_ZERO(cmstat_all);
 }
 
-/* At unload no client is left (module refcounts): free what they left. */
-void cmstat_heaps_exit(void)
+/*
+ * At unload no client is left (module refcounts): free the heaps they
+ * left, with their files.  The all-heaps set goes in cmstat_heaps_exit(),
+ * after the files that read it.
+ */
+void cmstat_heaps_free_all(void)
 {
 	struct cmstat_heap *heap, *tmp;
 
@@ -412,5 +443,10 @@ void cmstat_heaps_exit(void)
 		list_del(&heap->node);
 		cmstat_heap_free(heap);
 	}
+}
+
+void cmstat_heaps_exit(void)
+{
 	cmstat_counters_free(cmstat_all);
+	cmstat_all = NULL;
 }

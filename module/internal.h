@@ -18,12 +18,29 @@ struct kmem_cache *cmstat_class_cache(unsigned int class);
 
 /* heap.c */
 int cmstat_heaps_init(void);
+void cmstat_heaps_free_all(void);
 void cmstat_heaps_exit(void);
 void cmstat_account_alloc(struct cmstat_heap *heap, int class, size_t size,
 			  size_t held);
 void cmstat_account_free(struct cmstat_heap *heap, int class, size_t size,
 			 size_t held);
 void cmstat_account_failure(struct cmstat_heap *heap);
+struct seq_file;
+void cmstat_heaps_print_names(struct seq_file *m);
+
+/* debugfs.c */
+struct dentry;
+void cmstat_debugfs_init(void);
+void cmstat_debugfs_exit(void);
+struct dentry *cmstat_debugfs_add_heap(struct cmstat_heap *heap);
+void cmstat_debugfs_remove(struct dentry *dir);
+
+/* sysfs.c */
+struct cmstat_stats_kobj;
+int cmstat_sysfs_init(void);
+void cmstat_sysfs_exit(void);
+struct cmstat_stats_kobj *cmstat_sysfs_add_heap(struct cmstat_heap *heap);
+void cmstat_sysfs_remove(struct cmstat_stats_kobj *sk);
 
 /* alloc.c */
 void cmstat_release(int class, const void *obj);

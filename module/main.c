@@ -30,18 +30,29 @@ static int __init cmstat_init(void)
 	if (err)
 		return err;
 	err = cmstat_classes_init();
-	if (err) {
-		cmstat_heaps_exit();
-		return err;
-	}
+	if (err)
+		goto err_heaps;
+	err = cmstat_sysfs_init();
+	if (err)
+		goto err_classes;
+	cmstat_debugfs_init();
 	pr_info("loaded: %u size classes, accounting %s%s\n",
 		CMSTAT_NR_CLASSES, accounting ? "on" : "off",
 		debug_free ? ", debug_free on" : "");
 	return 0;
+
+err_classes:
+	cmstat_classes_exit();
+err_heaps:
+	cmstat_heaps_exit();
+	return err;
 }
 
 static void __exit cmstat_exit(void)
 {
+	cmstat_heaps_free_all();
+	cmstat_debugfs_exit();
+	cmstat_sysfs_exit();
 	cmstat_heaps_exit();
 	cmstat_debug_exit();
 	cmstat_classes_exit();

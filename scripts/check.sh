@@ -74,15 +74,17 @@ parse_section() {
 	c=$(echo "$counts" | sed -n 's/.*crashed: \([0-9]*\).*/\1/p')
 	e=$(echo "$counts" | sed -n 's/.*errors: \([0-9]*\).*/\1/p')
 	p=${p:-0} f=${f:-0} c=${c:-0} e=${e:-0}
+	if [ $((p + f + c)) -eq 0 ]; then
+		if [ -n "$FILTER" ]; then
+			echo "note: no test in section $section matched FILTER=$FILTER"
+		else
+			result "$name: $section ran tests" 0 "no test ran"
+		fi
+		return
+	fi
 	passed=$((passed + p))
 	failed=$((failed + f + c + e))
-	if [ $((p + f + c)) -eq 0 ] && [ -n "$FILTER" ]; then
-		echo "note: no test in section $section matched FILTER=$FILTER"
-	elif [ $((p + f + c)) -eq 0 ]; then
-		result "$name: $section ran tests" 0 "no test ran"
-	elif [ "$e" -gt 0 ]; then
-		printf 'FAIL  %s: %s: %s parse errors\n' "$name" "$section" "$e"
-	fi
+	[ "$e" -gt 0 ] && printf 'FAIL  %s: %s: %s parse errors\n' "$name" "$section" "$e"
 }
 
 # KCSAN reports, one per block from "BUG: KCSAN:" to the "=====" line.  A
@@ -163,6 +165,16 @@ for series in 6.1 6.12; do
 	abi=$(stock_abi "$series")
 	build_modules "stock-$abi" "/usr/src/linux-headers-$abi"
 done
+
+# Style and static analysis, against the debug test kernel.
+while IFS= read -r line; do
+	echo "$line"
+	case "$line" in
+	"PASS  lint: "*) passed=$((passed + 1)) ;;
+	"FAIL  lint: "*) failed=$((failed + 1)) ;;
+	esac
+done < <(bash "$CMSTAT_ROOT/scripts/lint.sh" "$KSRC" \
+	"$(bash "$CMSTAT_ROOT/scripts/test-kernel.sh" debug)" 2>&1)
 
 flavours=debug
 [ "$KCSAN" = 1 ] && flavours="debug kcsan"

@@ -9,12 +9,18 @@ make_initramfs() {
 	local out=$1 init=$2 root
 	shift 2
 	root=$(mktemp -d)
+	chmod 755 "$root"	# mktemp's 0700 would lock everyone but root out of /
 	mkdir -p "$root"/{bin,lib/cmstat,checks,proc,sys,dev,tmp}
 	cp /bin/busybox "$root/bin/busybox"
 	ln -s busybox "$root/bin/sh"
 	cp "$init" "$root/init" && chmod +x "$root/init"
 	[ $# -gt 0 ] && cp "$@" "$root/lib/cmstat/"
 	cp "$CMSTAT_ROOT"/scripts/guest/checks/*.sh "$root/checks/" 2>/dev/null
+	cp "$CMSTAT_ROOT/scripts/cmstat" "$root/bin/cmstat"
+	mkdir -p "$root/etc"
+	printf 'root:x:0:0:root:/:/bin/sh\nnobody:x:65534:65534:nobody:/:/bin/sh\n' \
+		>"$root/etc/passwd"
+	printf 'root:x:0:\nnogroup:x:65534:\n' >"$root/etc/group"
 	(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) > "$out"
 	rm -rf "$root"
 }

@@ -1,0 +1,226 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cmstat sysfs files, under /sys/kernel/cmstat/: all/ for all heaps and
+ * heaps/<name>/ per heap, one value per file.
+ *
+ * Values come from the directory's epoch snapshot: reading "epoch" gives
+ * its number, writing 1 to it takes a new one (jemalloc's model), so a tool
+ * that writes epoch once and then reads several files gets values that
+ * agree.  Documentation/ABI/testing/sysfs-kernel-cmstat is the contract.
+ */
+
+#include <linux/kobject.h>
+#include <linux/slab.h>
+#include <linux/sysfs.h>
+
+#include "internal.h"
+
+/**
+ * struct cmstat_stats_kobj - a sysfs directory of one heap's statistics
+ * @kobj: the directory
+ * @heap: the heap, or NULL for all heaps
+ * @lock: protects @st
+ * @st: the epoch snapshot every value file reads
+ */
+struct cmstat_stats_kobj {
+	struct kobject kobj;
+	struct cmstat_heap *heap;
+	struct mutex lock;	/* protects @st */
+	struct cmstat_heap_stats st;
+};
+
+static struct kobject *cmstat_kobj, *cmstat_heaps_kobj;
+static struct cmstat_stats_kobj *cmstat_all_kobj;
+
+static struct cmstat_stats_kobj *to_stats_kobj(struct kobject *kobj)
+{
+	return container_of(kobj, struct cmstat_stats_kobj, kobj);
+}
+
+/* A value file: which u64 of the snapshot it shows. */
+struct cmstat_value_attr {
+	struct kobj_attribute attr;
+	size_t offset;
+};
+
+static ssize_t cmstat_value_show(struct kobject *kobj,
+				 struct kobj_attribute *attr, char *buf)
+{
+	struct cmstat_stats_kobj *sk = to_stats_kobj(kobj);
+	struct cmstat_value_attr *va =
+		container_of(attr, struct cmstat_value_attr, attr);
+	u64 value;
+
+	mutex_lock(&sk->lock);
+	value = *(u64 *)((char *)&sk->st + va->offset);
+	mutex_unlock(&sk->lock);
+	return sysfs_emit(buf, "%llu\n", value);
+}
+
+#define CMSTAT_VALUE_ATTR(field)					\
+	static struct cmstat_value_attr cmstat_attr_##field = {	\
+		.attr = {						\
+			.attr = { .name = #field, .mode = 0400 },	\
+			.show = cmstat_value_show,			\
+		},							\
+		.offset = offsetof(struct cmstat_heap_stats, field),	\
+	}
+
+CMSTAT_VALUE_ATTR(live_bytes);
+CMSTAT_VALUE_ATTR(live_requested_bytes);
+CMSTAT_VALUE_ATTR(live_objects);
+CMSTAT_VALUE_ATTR(alloc_bytes);
+CMSTAT_VALUE_ATTR(free_bytes);
+CMSTAT_VALUE_ATTR(requested_alloc_bytes);
+CMSTAT_VALUE_ATTR(requested_free_bytes);
+CMSTAT_VALUE_ATTR(mallocs);
+CMSTAT_VALUE_ATTR(frees);
+CMSTAT_VALUE_ATTR(large_mallocs);
+CMSTAT_VALUE_ATTR(large_frees);
+CMSTAT_VALUE_ATTR(large_live_objects);
+CMSTAT_VALUE_ATTR(large_alloc_bytes);
+CMSTAT_VALUE_ATTR(large_free_bytes);
+CMSTAT_VALUE_ATTR(large_live_bytes);
+CMSTAT_VALUE_ATTR(failed_allocs);
+
+static ssize_t epoch_show(struct kobject *kobj, struct kobj_attribute *attr,
+			  char *buf)
+{
+	struct cmstat_stats_kobj *sk = to_stats_kobj(kobj);
+	u64 epoch;
+
+	mutex_lock(&sk->lock);
+	epoch = sk->st.epoch;
+	mutex_unlock(&sk->lock);
+	return sysfs_emit(buf, "%llu\n", epoch);
+}
+
+/* Only "1" (with or without a newline) takes a new snapshot. */
+static ssize_t epoch_store(struct kobject *kobj, struct kobj_attribute *attr,
+			   const char *buf, size_t count)
+{
+	struct cmstat_stats_kobj *sk = to_stats_kobj(kobj);
+	struct cmstat_heap_stats *st;
+	unsigned int v;
+
+	if (kstrtouint(buf, 10, &v) || v != 1)
+		return -EINVAL;
+	st = kmalloc(sizeof(*st), GFP_KERNEL);
+	if (!st)
+		return -ENOMEM;
+	if (sk->heap)
+		cmstat_heap_read(sk->heap, st);
+	else
+		cmstat_heaps_read_all(st);
+	mutex_lock(&sk->lock);
+	sk->st = *st;
+	mutex_unlock(&sk->lock);
+	kfree(st);
+	return count;
+}
+
+static struct kobj_attribute cmstat_attr_epoch = __ATTR(epoch, 0600, epoch_show,
+							 epoch_store);
+
+static struct attribute *cmstat_stats_attrs[] = {
+	&cmstat_attr_epoch.attr,
+	&cmstat_attr_live_bytes.attr.attr,
+	&cmstat_attr_live_requested_bytes.attr.attr,
+	&cmstat_attr_live_objects.attr.attr,
+	&cmstat_attr_alloc_bytes.attr.attr,
+	&cmstat_attr_free_bytes.attr.attr,
+	&cmstat_attr_requested_alloc_bytes.attr.attr,
+	&cmstat_attr_requested_free_bytes.attr.attr,
+	&cmstat_attr_mallocs.attr.attr,
+	&cmstat_attr_frees.attr.attr,
+	&cmstat_attr_large_mallocs.attr.attr,
+	&cmstat_attr_large_frees.attr.attr,
+	&cmstat_attr_large_live_objects.attr.attr,
+	&cmstat_attr_large_alloc_bytes.attr.attr,
+	&cmstat_attr_large_free_bytes.attr.attr,
+	&cmstat_attr_large_live_bytes.attr.attr,
+	&cmstat_attr_failed_allocs.attr.attr,
+	NULL
+};
+ATTRIBUTE_GROUPS(cmstat_stats);
+
+static void cmstat_stats_release(struct kobject *kobj)
+{
+	struct cmstat_stats_kobj *sk = to_stats_kobj(kobj);
+
+	mutex_destroy(&sk->lock);
+	kfree(sk);
+}
+
+static const struct kobj_type cmstat_stats_ktype = {
+	.release = cmstat_stats_release,
+	.sysfs_ops = &kobj_sysfs_ops,
+	.default_groups = cmstat_stats_groups,
+};
+
+/* The first epoch is 0: the zeros a new heap starts from. */
+static struct cmstat_stats_kobj *
+cmstat_stats_kobj_add(struct cmstat_heap *heap, struct kobject *parent,
+		      const char *name)
+{
+	struct cmstat_stats_kobj *sk = kzalloc(sizeof(*sk), GFP_KERNEL);
+	unsigned int i;
+
+	if (!sk)
+		return NULL;
+	sk->heap = heap;
+	mutex_init(&sk->lock);
+	for (i = 0; i < CMSTAT_NR_CLASSES; i++)
+		sk->st.classes[i].size_bytes = cmstat_class_size(i);
+	if (kobject_init_and_add(&sk->kobj, &cmstat_stats_ktype, parent, "%s",
+				 name)) {
+		kobject_put(&sk->kobj);
+		return NULL;
+	}
+	return sk;
+}
+
+/*
+ * Removal waits for the callbacks running on the directory's files (kernfs
+ * drains their active references), and later reads get -ENODEV, so the
+ * heap can be freed as soon as this returns.
+ */
+void cmstat_sysfs_remove(struct cmstat_stats_kobj *sk)
+{
+	if (!sk)
+		return;
+	kobject_del(&sk->kobj);
+	kobject_put(&sk->kobj);
+}
+
+struct cmstat_stats_kobj *cmstat_sysfs_add_heap(struct cmstat_heap *heap)
+{
+	if (!cmstat_heaps_kobj)
+		return NULL;
+	return cmstat_stats_kobj_add(heap, cmstat_heaps_kobj,
+				     cmstat_heap_name(heap));
+}
+
+int cmstat_sysfs_init(void)
+{
+	cmstat_kobj = kobject_create_and_add("cmstat", kernel_kobj);
+	if (!cmstat_kobj)
+		return -ENOMEM;
+	cmstat_heaps_kobj = kobject_create_and_add("heaps", cmstat_kobj);
+	cmstat_all_kobj = cmstat_stats_kobj_add(NULL, cmstat_kobj, "all");
+	if (!cmstat_heaps_kobj || !cmstat_all_kobj) {
+		cmstat_sysfs_exit();
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void cmstat_sysfs_exit(void)
+{
+	cmstat_sysfs_remove(cmstat_all_kobj);
+	kobject_put(cmstat_heaps_kobj);
+	kobject_put(cmstat_kobj);
+	cmstat_all_kobj = NULL;
+	cmstat_heaps_kobj = NULL;
+	cmstat_kobj = NULL;
+}

@@ -1,0 +1,23 @@
+# SPDX-License-Identifier: GPL-2.0
+# The viewer's table, JSON, Prometheus and live modes; its message when the
+# module is not loaded.
+insmod /lib/cmstat/cmstat_demo.ko objects=500 workers=1 || exit 1
+fail=0
+cmstat > /tmp/t || fail=1
+grep -q '^demo ' /tmp/t && grep -q '^all ' /tmp/t || { echo "table lacks heaps"; fail=1; }
+cmstat --json > /tmp/j || fail=1
+grep -q '^{"format": "cmstat-stats", "version": 1, "heaps": \[' /tmp/j &&
+	grep -q '"name": "demo"' /tmp/j || { echo "bad JSON"; fail=1; }
+cmstat --prometheus > /tmp/p || fail=1
+bad=$(grep -vE '^# (HELP|TYPE) cmstat_|^cmstat_[a-z_]+\{scope="(all|heap)"[^}]*\} [0-9]+$' /tmp/p | head -n 3)
+[ -z "$bad" ] || { echo "bad exposition lines: $bad"; fail=1; }
+lines=$(cmstat -w 1 -n 2 | grep -c '^demo ')
+[ "$lines" = 2 ] || { echo "live view printed $lines demo lines"; fail=1; }
+echo "table $(wc -l < /tmp/t) lines, json $(wc -c < /tmp/j) bytes, prometheus $(wc -l < /tmp/p) lines, live view ok"
+rmmod cmstat_demo && rmmod cmstat || exit 1
+cmstat > /tmp/o 2>&1
+rc=$?
+echo "without the module: exit $rc: $(cat /tmp/o)"
+insmod /lib/cmstat/cmstat.ko || exit 1
+[ $rc = 2 ] || fail=1
+exit $fail

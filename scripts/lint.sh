@@ -1,0 +1,48 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# lint.sh [KSRC KDIR]: the style and static-analysis gates ("make lint", and
+# part of "make check"): checkpatch --strict on every .c and .h, sparse
+# (C=2) and W=1 on a build against KDIR, kernel-doc -Wall on include/ and
+# module/.  KSRC defaults to the unpacked linux-source-6.12, KDIR to the
+# debug test kernel (built if need be).  Prints one "PASS|FAIL  lint: ..." line per gate with its counts;
+# exits non-zero if any gate fails.
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+
+ksrc=${1:-$(kernel_source)}
+kdir=${2:-$(bash "$CMSTAT_ROOT/scripts/test-kernel.sh" debug)} || exit 1
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+fail=0
+
+gate() {	# gate NAME OK DETAIL
+	[ "$2" = 1 ] && printf 'PASS  lint: %s  (%s)\n' "$1" "$3" ||
+		{ printf 'FAIL  lint: %s  (%s)\n' "$1" "$3"; fail=1; }
+}
+
+cd "$CMSTAT_ROOT"
+files=$(git ls-files -co --exclude-standard '*.c' '*.h' 2>/dev/null ||
+	find include module kunit scripts -name '*.[ch]')
+"$ksrc/scripts/checkpatch.pl" --strict --no-tree --quiet --show-types \
+	-f $files >"$dir/checkpatch" 2>&1
+read -r e w c < <(awk '/^total:/ { e += $2; w += $4; c += $6 }
+	END { print e + 0, w + 0, c + 0 }' "$dir/checkpatch")
+[ "$e$w$c" = 000 ] || grep -E '^(ERROR|WARNING|CHECK)' -A3 "$dir/checkpatch" | head -n 30
+gate "checkpatch --strict" "$([ "$e$w$c" = 000 ] && echo 1)" \
+	"$(echo $files | wc -w) files, $e errors, $w warnings, $c checks"
+
+cp -r Kbuild Makefile include module kunit "$dir/"
+make -C "$kdir" M="$dir" C=2 W=1 modules >"$dir/build" 2>&1
+checked=$(grep -c ' CHECK ' "$dir/build")
+warn=$(grep -cE 'warning:|error:' "$dir/build")
+[ "$warn" = 0 ] || grep -E 'warning:|error:' "$dir/build" | head -n 20
+gate "sparse C=2 and W=1" "$([ "$warn" = 0 ] && [ "$checked" -gt 0 ] && echo 1)" \
+	"$checked files checked by sparse, $warn warnings"
+
+"$ksrc/scripts/kernel-doc" -Wall -none include/cmstat/*.h module/*.c \
+	>"$dir/kdoc" 2>&1
+kd=$(grep -c . "$dir/kdoc")
+[ "$kd" = 0 ] || head -n 20 "$dir/kdoc"
+gate "kernel-doc -Wall" "$([ "$kd" = 0 ] && echo 1)" "$kd warnings"
+exit $fail
