@@ -18,10 +18,10 @@
 #include <cmstat/alloc.h>
 #include <cmstat/counters.h>
 
-static unsigned int alloc_stress_snapshots = 1000;
+static unsigned int alloc_stress_snapshots = 600;
 module_param(alloc_stress_snapshots, uint, 0444);
 MODULE_PARM_DESC(alloc_stress_snapshots,
-		 "Snapshots per allocator stress case (default 1000)");
+		 "Snapshots per allocator stress case (default 600)");
 
 #define RING		32	/* live objects per kthread */
 #define IRQ_RING	4	/* live objects per CPU's timer */

@@ -345,7 +345,7 @@ static void stress_finish(struct kunit *test, struct stress_run *run,
 	stress_set = NULL;
 }
 
-/* Writer kthread counts: 1, one per online CPU, two per online CPU. */
+/* Writer kthread counts: 1, then one per online CPU. */
 static const void *stress_gen_params(const void *prev, char *desc)
 {
 	unsigned long n = (unsigned long)prev, online = num_online_cpus();
@@ -354,8 +354,6 @@ static const void *stress_gen_params(const void *prev, char *desc)
 		n = 1;
 	else if (n < online)
 		n = online;
-	else if (n < 2 * online)
-		n = 2 * online;
 	else
 		return NULL;
 	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "writers=%lu", n);

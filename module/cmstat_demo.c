@@ -52,6 +52,9 @@ static struct cmstat_heap *demo_heaps[DEMO_MAX_HEAPS];
 static struct demo_obj *kept;
 static unsigned int nr_kept;
 static u64 kept_held_bytes, kept_requested_bytes;
+
+/* The demo's own count of what it did, over all its heaps. */
+static atomic64_t demo_mallocs, demo_frees, demo_failed;
 static struct task_struct **demo_threads;
 
 /* Mostly small objects, like a real heap, with a tail up to max_size. */
@@ -88,8 +91,11 @@ static void demo_round(unsigned int n, bool keep)
 		size_t size = demo_size();
 		void *p = cmstat_alloc(heap, size, GFP_KERNEL);
 
-		if (!p)
+		if (!p) {
+			atomic64_inc(&demo_failed);
 			continue;
+		}
+		atomic64_inc(&demo_mallocs);
 		if (keep && get_random_u32_below(100) < keep_percent) {
 			kept[nr_kept].ptr = p;
 			kept[nr_kept].size = size;
@@ -102,6 +108,7 @@ static void demo_round(unsigned int n, bool keep)
 			}
 		} else {
 			cmstat_free(heap, p, size);
+			atomic64_inc(&demo_frees);
 		}
 	}
 }
@@ -179,9 +186,14 @@ static void __exit demo_exit(void)
 	unsigned int i;
 
 	demo_stop_workers();
-	for (i = 0; i < nr_kept; i++)
+	for (i = 0; i < nr_kept; i++) {
 		cmstat_free(kept[i].heap, kept[i].ptr, kept[i].size);
+		atomic64_inc(&demo_frees);
+	}
 	demo_report("after freeing everything");
+	pr_info("ground truth over %u heaps: mallocs=%lld frees=%lld failed_allocs=%lld\n",
+		heaps, atomic64_read(&demo_mallocs), atomic64_read(&demo_frees),
+		atomic64_read(&demo_failed));
 	demo_destroy_heaps();
 	kvfree(kept);
 }

@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # check.sh: the whole test suite ("make check").  Installs what is missing,
-# builds the test kernels (or takes them from the cache), builds our modules
-# with W=1 against them and against Debian's stock 6.1 and 6.12 headers,
+# builds the test kernels (or takes them from the cache), runs the lint gates
+# (scripts/lint.sh), builds our modules with W=1 against the test kernels
+# and against Debian's stock 6.1 and 6.12 headers,
 # boots each test kernel in QEMU TCG, runs the KUnit suites and the in-VM
 # shell checks, parses the KTAP with the kernel tree's kunit.py, scans the
 # console for anything the kernel reported, and ends with "N passed, N failed".
@@ -130,30 +131,75 @@ scan_console() {
 		"$foreign KCSAN reports outside cmstat; log $log"
 }
 
-# vm_suite FLAVOUR: build against the FLAVOUR test kernel, boot, check.
-vm_suite() {
-	local flavour=$1 kdir name="$1 kernel" log initrd rc
+# Every VM is prepared first (modules built, initramfs made), then they boot
+# one after the other.  Not in parallel: on two host cores, vCPUs of two
+# VMs preempt each other, IPI-based reads wait for descheduled vCPUs, and a
+# trial took longer than the sequence.  VMS holds one "name kernel
+# initramfs log timeout" line per VM.
+VMS=()
+
+# test_vm_prepare FLAVOUR: modules and initramfs for the FLAVOUR test kernel.
+test_vm_prepare() {
+	local flavour=$1 kdir
 	kdir=$(bash "$CMSTAT_ROOT/scripts/test-kernel.sh" "$flavour") ||
-		{ result "$name: build test kernel" 0; return; }
+		{ result "$flavour kernel: build test kernel" 0; return; }
 	build_modules "$flavour" "$kdir"
-	log="$LOGDIR/check-$flavour.log"
-	initrd="$BUILDDIR/initramfs-$flavour.gz"
-	make_initramfs "$initrd" "$CMSTAT_ROOT/scripts/guest/init" \
+	make_initramfs "$BUILDDIR/initramfs-$flavour.gz" \
+		"$CMSTAT_ROOT/scripts/guest/init" \
 		"$BUILDDIR/$flavour"/module/*.ko "$BUILDDIR/$flavour"/kunit/*.ko
-	log "booting the $flavour kernel with $SMP vCPUs, console log: $log"
-	run_vm "$kdir/arch/x86/boot/bzImage" "$initrd" "$log" "$VM_TIMEOUT" \
-		"$SMP" ${FILTER:+kunit.filter_glob=$FILTER}
-	rc=$?
+	VMS+=("$flavour $kdir/arch/x86/boot/bzImage $BUILDDIR/initramfs-$flavour.gz $LOGDIR/check-$flavour.log $VM_TIMEOUT")
+}
+
+# stock_vm_prepare ABI: Debian's own kernel ABI, with the modules built
+# against its headers and the stock-init script.
+stock_vm_prepare() {
+	local abi=$1 root
+	root=$(stock_kernel_dir "$abi")
+	make_initramfs "$BUILDDIR/initramfs-stock-$abi.gz" \
+		"$CMSTAT_ROOT/scripts/guest/stock-init" \
+		"$BUILDDIR/stock-$abi"/module/*.ko
+	VMS+=("stock-$abi $root/boot/vmlinuz-$abi $BUILDDIR/initramfs-stock-$abi.gz $LOGDIR/check-stock-$abi.log 300")
+}
+
+# boot_all: run every VM; each QEMU status goes to LOG.rc.
+boot_all() {
+	local vm name kernel initrd log tmo
+	for vm in "${VMS[@]}"; do
+		read -r name kernel initrd log tmo <<<"$vm"
+		log "booting $name with $SMP vCPUs, console log: $log"
+		run_vm "$kernel" "$initrd" "$log" "$tmo" "$SMP" \
+			${FILTER:+kunit.filter_glob=$FILTER}
+		echo $? >"$log.rc"
+	done
+}
+
+# test_vm_report FLAVOUR: parse and scan what the FLAVOUR test VM printed.
+test_vm_report() {
+	local flavour=$1 name="$1 kernel" log="$LOGDIR/check-$1.log" before=$failed
 	echo "console log: $log"
 	parse_section "$log" kunit "$name"
 	parse_section "$log" shell "$name"
 	parse_section "$log" kunit-debug "$name"
-	scan_console "$log" "$name" "$rc"
+	scan_console "$log" "$name" "$(cat "$log.rc")"
 	grep -ho '# [a-z_]*: cpus=.*' "$log" | sed 's/^/  /'
-	if [ "$failed" -gt "${failed_before:-0}" ]; then
+	if [ "$failed" -gt "$before" ]; then
 		cp "$log" "$LOGDIR/failed-$STAMP-$flavour.log"
 		echo "kept failing log: $LOGDIR/failed-$STAMP-$flavour.log"
 	fi
+}
+
+# stock_vm_report ABI: every step ok and nothing on the console.
+stock_vm_report() {
+	local abi=$1 log="$LOGDIR/check-stock-$1.log" ok=1
+	tr -d '\r' <"$log" | grep -o 'cmstat-stock: .*' | sed 's/^/  /'
+	if grep -q 'cmstat-stock: FAIL' "$log" || ! grep -q cmstat-stock-done "$log" ||
+	   grep -qE 'WARNING:|BUG:|Oops|Kernel panic|Call Trace:' "$log"; then
+		ok=0
+		grep -E 'WARNING:|BUG:|Oops|Kernel panic|Call Trace:' "$log" | head -n 10
+		cp "$log" "$LOGDIR/failed-$STAMP-stock-$abi.log"
+	fi
+	result "stock $abi: load, workload, debugfs, sysfs, unload" "$ok" \
+		"QEMU status $(cat "$log.rc"); log $log"
 }
 
 start=$(date +%s)
@@ -161,8 +207,10 @@ mkdir -p "$LOGDIR" "$BUILDDIR"
 ensure_pkgs "${HOST_PKGS[@]}"
 KSRC=$(kernel_source)
 
+stock_abis=
 for series in 6.1 6.12; do
 	abi=$(stock_abi "$series")
+	stock_abis="$stock_abis $abi"
 	build_modules "stock-$abi" "/usr/src/linux-headers-$abi"
 done
 
@@ -179,8 +227,17 @@ done < <(bash "$CMSTAT_ROOT/scripts/lint.sh" "$KSRC" \
 flavours=debug
 [ "$KCSAN" = 1 ] && flavours="debug kcsan"
 for flavour in $flavours; do
-	failed_before=$failed
-	vm_suite "$flavour"
+	test_vm_prepare "$flavour"
+done
+for abi in $stock_abis; do
+	stock_vm_prepare "$abi"
+done
+boot_all
+for flavour in $flavours; do
+	test_vm_report "$flavour"
+done
+for abi in $stock_abis; do
+	stock_vm_report "$abi"
 done
 
 echo "make check took $(($(date +%s) - start)) s"

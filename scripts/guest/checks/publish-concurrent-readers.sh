@@ -1,10 +1,11 @@
 # SPDX-License-Identifier: GPL-2.0
+# cmstat-kcsan: run on the KCSAN kernel too
 # During an allocation workload over 4 heaps, 8 readers at once take
 # snapshots: 4 read debugfs stats files (a heap's and all heaps'), checked
 # by the viewer's --check; 4 write a heap's sysfs epoch and read its value
 # files.  Every snapshot must satisfy the invariants.
 insmod /lib/cmstat/cmstat_demo.ko objects=2000 workers=4 heaps=4 || exit 1
-secs=${READ_SECONDS:-20}
+secs=${READ_SECONDS:-12}
 rm -f /tmp/stop
 
 # One cat per debugfs snapshot: one open, one read() sequence.

@@ -1,0 +1,21 @@
+# SPDX-License-Identifier: GPL-2.0
+# cmstat-kcsan: run on the KCSAN kernel too
+# 50 load/unload cycles of cmstat and the sample client with a workload
+# and a checked snapshot in each; the teardown's kmemleak scan and the
+# console scan then find nothing.  10 cycles on the KCSAN kernel, which
+# has no kmemleak and is there for the races.
+cycles=50
+[ -e /sys/kernel/debug/kcsan ] && cycles=10
+rmmod cmstat || exit 1
+i=0
+while [ $i -lt $cycles ]; do
+	insmod /lib/cmstat/cmstat.ko || { echo "cycle $i: insmod cmstat"; exit 1; }
+	insmod /lib/cmstat/cmstat_demo.ko objects=300 ||
+		{ echo "cycle $i: insmod cmstat_demo"; exit 1; }
+	cmstat --check /sys/kernel/debug/cmstat/heaps/demo/stats > /dev/null ||
+		{ echo "cycle $i: invariants"; exit 1; }
+	rmmod cmstat_demo && rmmod cmstat || { echo "cycle $i: rmmod"; exit 1; }
+	i=$((i + 1))
+done
+insmod /lib/cmstat/cmstat.ko || exit 1
+echo "$i load/unload cycles with a workload and a checked snapshot each"
