@@ -9,8 +9,10 @@
 #   make demo         the module on Debian's stock kernel in QEMU
 #
 # Knobs for check: SMP=N (vCPUs, default 4), FILTER=glob (KUnit suites),
-# KEEP_LOG=1 (keep VM logs of passing runs too), KCSAN=0 (skip the KCSAN
-# kernel), CMSTAT_CACHE=dir (kernels and packages, default ~/.cache/cmstat).
+# KCSAN=0 (skip the KCSAN kernel), VM_TIMEOUT=seconds, LOGDIR=dir (console
+# logs, default ./logs; a failing VM's log is also kept as
+# LOGDIR/failed-<time>-<vm>.log), CMSTAT_CACHE=dir (kernels and packages,
+# default ~/.cache/cmstat).
 
 KDIR ?= /lib/modules/$(shell uname -r)/build
 
