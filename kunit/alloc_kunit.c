@@ -51,7 +51,7 @@ static void snap(struct kunit *test)
 	struct alloc_test_ctx *ctx = test->priv;
 
 	KUNIT_ASSERT_EQ(test, cmstat_heap_read(ctx->heap, &ctx->now), 0);
-	cmstat_heaps_read_all(&ctx->all_now);
+	KUNIT_ASSERT_EQ(test, cmstat_heaps_read_all(&ctx->all_now), 0);
 	KUNIT_EXPECT_TRUE(test, cmstat_heap_stats_valid(&ctx->now));
 	KUNIT_EXPECT_TRUE(test, cmstat_heap_stats_valid(&ctx->all_now));
 }

@@ -48,7 +48,8 @@ void *cmstat_alloc(struct cmstat_heap *heap, size_t size, gfp_t gfp)
 		cmstat_account_failure(heap);
 		return NULL;
 	}
-	cmstat_account_alloc(heap, class, size, cmstat_alloc_held_bytes(size));
+	cmstat_account_alloc(heap, class, size,
+			     cmstat_class_held_bytes(class, size));
 	return obj;
 }
 EXPORT_SYMBOL_GPL(cmstat_alloc);
@@ -116,8 +117,8 @@ void cmstat_release(int class, const void *obj)
  * the memory may go to the wrong cache and the statistics go wrong.  With
  * the module parameter debug_free=1, cmstat tracks every live object,
  * reports such a free (and a free of memory it did not allocate) in the
- * kernel log, counts it in invalid_frees, and leaks the object rather than
- * free it wrongly.
+ * kernel log, counts it (cmstat_debug_invalid_frees()), and leaves the
+ * object allocated rather than free it wrongly.
  */
 void cmstat_free(struct cmstat_heap *heap, const void *obj, size_t size)
 {
@@ -129,6 +130,7 @@ void cmstat_free(struct cmstat_heap *heap, const void *obj, size_t size)
 		return;
 	class = cmstat_size_to_class(size);
 	cmstat_release(class, obj);
-	cmstat_account_free(heap, class, size, cmstat_alloc_held_bytes(size));
+	cmstat_account_free(heap, class, size,
+			    cmstat_class_held_bytes(class, size));
 }
 EXPORT_SYMBOL_GPL(cmstat_free);

@@ -83,15 +83,19 @@ EXPORT_SYMBOL_GPL(cmstat_size_to_class);
  */
 size_t cmstat_alloc_held_bytes(size_t size)
 {
-	int class = cmstat_size_to_class(size);
+	return cmstat_class_held_bytes(cmstat_size_to_class(size), size);
+}
+EXPORT_SYMBOL_GPL(cmstat_alloc_held_bytes);
 
+/* As cmstat_alloc_held_bytes(), for a caller that has the class already. */
+size_t cmstat_class_held_bytes(int class, size_t size)
+{
 	if (class >= 0)
 		return cmstat_class_sizes[class];
 	if (size == 0 || size > CMSTAT_ALLOC_MAX)
 		return 0;
 	return PAGE_SIZE << get_order(size);
 }
-EXPORT_SYMBOL_GPL(cmstat_alloc_held_bytes);
 
 struct kmem_cache *cmstat_class_cache(unsigned int class)
 {

@@ -63,15 +63,12 @@ static int cmstat_stats_show(struct seq_file *m, void *unused)
 	struct cmstat_heap *heap = m->private;
 	struct cmstat_heap_stats *st = kmalloc(sizeof(*st), GFP_KERNEL);
 
-	if (!st)
-		return -ENOMEM;
-	if (heap)
-		cmstat_heap_read(heap, st);
-	else
-		cmstat_heaps_read_all(st);
-	cmstat_print_stats(m, heap ? cmstat_heap_name(heap) : "all", st);
+	int err = st ? cmstat_snapshot(heap, st) : -ENOMEM;
+
+	if (!err)
+		cmstat_print_stats(m, heap ? cmstat_heap_name(heap) : "all", st);
 	kfree(st);
-	return 0;
+	return err;
 }
 DEFINE_SHOW_ATTRIBUTE(cmstat_stats);
 
@@ -97,11 +94,6 @@ struct dentry *cmstat_debugfs_add_heap(struct cmstat_heap *heap)
 	dir = debugfs_create_dir(cmstat_heap_name(heap), cmstat_debugfs_heaps);
 	debugfs_create_file("stats", 0400, dir, heap, &cmstat_stats_fops);
 	return dir;
-}
-
-void cmstat_debugfs_remove(struct dentry *dir)
-{
-	debugfs_remove(dir);
 }
 
 void cmstat_debugfs_init(void)

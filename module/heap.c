@@ -12,6 +12,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/ctype.h>
+#include <linux/debugfs.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/seq_file.h>
@@ -189,21 +190,22 @@ static void cmstat_derive(const u64 *c, unsigned long epoch,
 	st->live_objects = st->mallocs - st->frees;
 }
 
-/* Read @set and derive; a statistics bug warns once, never more. */
-static void cmstat_read_stats(struct cmstat_counters *set,
-			      struct cmstat_heap_stats *st)
+/*
+ * One snapshot of @heap's counters, or of all heaps' if @heap is NULL.
+ * A statistics bug warns once, never more.
+ */
+int cmstat_snapshot(struct cmstat_heap *heap, struct cmstat_heap_stats *st)
 {
 	u64 *c = kmalloc_array(HC_NR, sizeof(u64), GFP_KERNEL);
 	unsigned long epoch;
 
-	if (!c) {
-		memset(st, 0, sizeof(*st));
-		return;
-	}
-	epoch = cmstat_counters_read(set, c);
+	if (!c)
+		return -ENOMEM;
+	epoch = cmstat_counters_read(heap ? heap->stats : cmstat_all, c);
 	cmstat_derive(c, epoch, st);
 	kfree(c);
 	WARN_ON_ONCE(!cmstat_heap_stats_valid(st));
+	return 0;
 }
 
 /**
@@ -244,14 +246,13 @@ EXPORT_SYMBOL_GPL(cmstat_heap_stats_valid);
  *
  * Process context; sleeps (see cmstat_counters_read()).
  *
- * Return: 0, or -EINVAL if @heap is NULL.
+ * Return: 0; -EINVAL if @heap is NULL; -ENOMEM, with @st untouched.
  */
 int cmstat_heap_read(struct cmstat_heap *heap, struct cmstat_heap_stats *st)
 {
 	if (!heap)
 		return -EINVAL;
-	cmstat_read_stats(heap->stats, st);
-	return 0;
+	return cmstat_snapshot(heap, st);
 }
 EXPORT_SYMBOL_GPL(cmstat_heap_read);
 
@@ -261,10 +262,12 @@ EXPORT_SYMBOL_GPL(cmstat_heap_read);
  *
  * One instant across every heap, destroyed ones included while they still
  * hold objects.  Process context; sleeps.
+ *
+ * Return: 0, or -ENOMEM with @st untouched.
  */
-void cmstat_heaps_read_all(struct cmstat_heap_stats *st)
+int cmstat_heaps_read_all(struct cmstat_heap_stats *st)
 {
-	cmstat_read_stats(cmstat_all, st);
+	return cmstat_snapshot(NULL, st);
 }
 EXPORT_SYMBOL_GPL(cmstat_heaps_read_all);
 
@@ -319,7 +322,7 @@ void cmstat_heaps_print_names(struct seq_file *m)
 
 static void cmstat_heap_free(struct cmstat_heap *heap)
 {
-	cmstat_debugfs_remove(heap->debugfs);
+	debugfs_remove(heap->debugfs);
 	cmstat_sysfs_remove(heap->sysfs);
 	cmstat_counters_free(heap->stats);
 	kfree(heap);
@@ -392,14 +395,16 @@ void cmstat_heap_destroy(struct cmstat_heap *heap)
 	if (IS_ERR_OR_NULL(heap))
 		return;
 	/* Before the name is free: a new heap of that name gets new files. */
-	cmstat_debugfs_remove(heap->debugfs);
+	debugfs_remove(heap->debugfs);
 	cmstat_sysfs_remove(heap->sysfs);
 	heap->debugfs = NULL;
 	heap->sysfs = NULL;
 
 	st = kmalloc(sizeof(*st), GFP_KERNEL);
-	if (st)
-		cmstat_read_stats(heap->stats, st);
+	if (st && cmstat_snapshot(heap, st)) {
+		kfree(st);
+		st = NULL;
+	}
 	/* Without memory for the check, keep the heap: never free in use. */
 	orphan = !st || st->live_objects;
 

@@ -15,6 +15,7 @@ void cmstat_accounting_init(bool enable);
 int cmstat_classes_init(void);
 void cmstat_classes_exit(void);
 struct kmem_cache *cmstat_class_cache(unsigned int class);
+size_t cmstat_class_held_bytes(int class, size_t size);
 
 /* heap.c */
 int cmstat_heaps_init(void);
@@ -27,13 +28,13 @@ void cmstat_account_free(struct cmstat_heap *heap, int class, size_t size,
 void cmstat_account_failure(struct cmstat_heap *heap);
 struct seq_file;
 void cmstat_heaps_print_names(struct seq_file *m);
+int cmstat_snapshot(struct cmstat_heap *heap, struct cmstat_heap_stats *st);
 
 /* debugfs.c */
 struct dentry;
 void cmstat_debugfs_init(void);
 void cmstat_debugfs_exit(void);
 struct dentry *cmstat_debugfs_add_heap(struct cmstat_heap *heap);
-void cmstat_debugfs_remove(struct dentry *dir);
 
 /* sysfs.c */
 struct cmstat_stats_kobj;

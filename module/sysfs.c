@@ -102,21 +102,19 @@ static ssize_t epoch_store(struct kobject *kobj, struct kobj_attribute *attr,
 	struct cmstat_stats_kobj *sk = to_stats_kobj(kobj);
 	struct cmstat_heap_stats *st;
 	unsigned int v;
+	int err;
 
 	if (kstrtouint(buf, 10, &v) || v != 1)
 		return -EINVAL;
 	st = kmalloc(sizeof(*st), GFP_KERNEL);
-	if (!st)
-		return -ENOMEM;
-	if (sk->heap)
-		cmstat_heap_read(sk->heap, st);
-	else
-		cmstat_heaps_read_all(st);
-	mutex_lock(&sk->lock);
-	sk->st = *st;
-	mutex_unlock(&sk->lock);
+	err = st ? cmstat_snapshot(sk->heap, st) : -ENOMEM;
+	if (!err) {
+		mutex_lock(&sk->lock);
+		sk->st = *st;
+		mutex_unlock(&sk->lock);
+	}
 	kfree(st);
-	return count;
+	return err ?: count;
 }
 
 static struct kobj_attribute cmstat_attr_epoch = __ATTR(epoch, 0600, epoch_show,

@@ -104,7 +104,7 @@ void *cmstat_alloc_array(struct cmstat_heap *heap, size_t n, size_t size,
 void cmstat_free(struct cmstat_heap *heap, const void *obj, size_t size);
 
 int cmstat_heap_read(struct cmstat_heap *heap, struct cmstat_heap_stats *st);
-void cmstat_heaps_read_all(struct cmstat_heap_stats *st);
+int cmstat_heaps_read_all(struct cmstat_heap_stats *st);
 bool cmstat_heap_stats_valid(const struct cmstat_heap_stats *st);
 
 size_t cmstat_class_size(unsigned int class);
