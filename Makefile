@@ -7,6 +7,8 @@
 #   make check        the whole test suite in QEMU (see README.md)
 #   make lint         checkpatch --strict, sparse, W=1, kernel-doc
 #   make demo         the module on Debian's stock kernel in QEMU
+#   make bench        benchmarks on Debian's stock kernel in QEMU
+#                     (SMP=N vCPUs for the writer and allocator cases)
 #
 # Knobs for check: SMP=N (vCPUs, default 4), FILTER=glob (KUnit suites),
 # KCSAN=0 (skip the KCSAN kernel), VM_TIMEOUT=seconds, LOGDIR=dir (console
@@ -34,4 +36,7 @@ lint:
 demo:
 	bash scripts/demo.sh
 
-.PHONY: all modules clean check lint demo
+bench:
+	bash scripts/bench.sh
+
+.PHONY: all modules clean check lint demo bench

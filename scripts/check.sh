@@ -47,7 +47,7 @@ result() {
 build_modules() {
 	local name=$1 kdir=$2 dir="$BUILDDIR/$1" log="$BUILDDIR/$1.log" ok=1
 	rm -rf "$dir" && mkdir -p "$dir"
-	cp -r "$CMSTAT_ROOT"/{Kbuild,Makefile,include,module,kunit} "$dir/"
+	cp -r "$CMSTAT_ROOT"/{Kbuild,Makefile,include,module,samples,kunit} "$dir/"
 	make -C "$dir" KDIR="$kdir" W=1 >"$log" 2>&1 || ok=0
 	if grep -qiE 'warning:|error:' "$log"; then
 		ok=0
@@ -146,7 +146,8 @@ test_vm_prepare() {
 	build_modules "$flavour" "$kdir"
 	make_initramfs "$BUILDDIR/initramfs-$flavour.gz" \
 		"$CMSTAT_ROOT/scripts/guest/init" \
-		"$BUILDDIR/$flavour"/module/*.ko "$BUILDDIR/$flavour"/kunit/*.ko
+		"$BUILDDIR/$flavour"/module/*.ko \
+		"$BUILDDIR/$flavour"/samples/client/*.ko "$BUILDDIR/$flavour"/kunit/*.ko
 	VMS+=("$flavour $kdir/arch/x86/boot/bzImage $BUILDDIR/initramfs-$flavour.gz $LOGDIR/check-$flavour.log $VM_TIMEOUT")
 }
 
@@ -157,7 +158,8 @@ stock_vm_prepare() {
 	root=$(stock_kernel_dir "$abi")
 	make_initramfs "$BUILDDIR/initramfs-stock-$abi.gz" \
 		"$CMSTAT_ROOT/scripts/guest/stock-init" \
-		"$BUILDDIR/stock-$abi"/module/*.ko
+		"$BUILDDIR/stock-$abi"/module/*.ko \
+		"$BUILDDIR/stock-$abi"/samples/client/*.ko
 	VMS+=("stock-$abi $root/boot/vmlinuz-$abi $BUILDDIR/initramfs-stock-$abi.gz $LOGDIR/check-stock-$abi.log 300")
 }
 

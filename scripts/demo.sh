@@ -21,12 +21,12 @@ root=$(stock_kernel_dir "$abi")
 
 dir="$BUILDDIR/demo-$abi"
 rm -rf "$dir" && mkdir -p "$dir"
-cp -r "$CMSTAT_ROOT"/{Kbuild,Makefile,include,module,kunit} "$dir/"
+cp -r "$CMSTAT_ROOT"/{Kbuild,Makefile,include,module,samples,kunit} "$dir/"
 make -C "$dir" KDIR="$kdir" >"$dir.log" 2>&1 ||
 	{ tail -n 20 "$dir.log"; die "build against $kdir failed"; }
 
 initrd="$BUILDDIR/initramfs-demo.gz"
-make_initramfs "$initrd" "$CMSTAT_ROOT/scripts/guest/demo-init" "$dir"/module/*.ko
+make_initramfs "$initrd" "$CMSTAT_ROOT/scripts/guest/demo-init" "$dir"/module/*.ko "$dir"/samples/client/*.ko
 log="$LOGDIR/demo.log"
 log "booting Debian's $abi with $SMP vCPUs, console log: $log"
 rc=0
