@@ -10,6 +10,108 @@
 
 #include "internal.h"
 
+/* Give memory back to where cmstat_alloc() got it. */
+static __always_inline void cmstat_release(int class, const void *obj)
+{
+	if (class >= 0)
+		kmem_cache_free(cmstat_class_caches[class], (void *)obj);
+	else
+		kfree(obj);
+}
+
+/*
+ * One writer section over the heap's set and the all-heaps set: the @n
+ * (index, delta) pairs in @upd go to both.
+ */
+struct cmstat_upd {
+	unsigned int idx;
+	s64 delta;
+};
+
+static __always_inline void cmstat_account(struct cmstat_heap *heap,
+					   const struct cmstat_upd *upd,
+					   unsigned int n)
+{
+	struct cmstat_section sec;
+	u64 __percpu *heap_slot, *all_slot;
+	unsigned int i;
+
+	if (!cmstat_section_begin(&sec))
+		return;
+	heap_slot = cmstat_section_slot(heap->stats);
+	all_slot = cmstat_section_slot(cmstat_all);
+	for (i = 0; i < n; i++) {
+		cmstat_section_add(heap_slot, upd[i].idx, upd[i].delta);
+		cmstat_section_add(all_slot, upd[i].idx, upd[i].delta);
+	}
+	cmstat_section_end(&sec);
+}
+
+/* The counters one side, allocation or free, moves. */
+struct cmstat_side {
+	unsigned int bytes;
+	unsigned int requested_bytes;
+	unsigned int class_base;
+	unsigned int large;
+	unsigned int large_bytes;
+};
+
+static const struct cmstat_side cmstat_alloc_side = {
+	HC_ALLOC_BYTES, HC_REQUESTED_ALLOC_BYTES, HC_CLASS_MALLOCS,
+	HC_LARGE_MALLOCS, HC_LARGE_ALLOC_BYTES,
+};
+
+static const struct cmstat_side cmstat_free_side = {
+	HC_FREE_BYTES, HC_REQUESTED_FREE_BYTES, HC_CLASS_FREES,
+	HC_LARGE_FREES, HC_LARGE_FREE_BYTES,
+};
+
+static __always_inline void cmstat_account_side(struct cmstat_heap *heap,
+						const struct cmstat_side *side,
+						int class, size_t size,
+						size_t held)
+{
+	if (class >= 0) {
+		const struct cmstat_upd upd[] = {
+			{ side->bytes, held },
+			{ side->requested_bytes, size },
+			{ side->class_base + class, 1 },
+		};
+
+		cmstat_account(heap, upd, ARRAY_SIZE(upd));
+	} else {
+		const struct cmstat_upd upd[] = {
+			{ side->bytes, held },
+			{ side->requested_bytes, size },
+			{ side->large, 1 },
+			{ side->large_bytes, held },
+		};
+
+		cmstat_account(heap, upd, ARRAY_SIZE(upd));
+	}
+}
+
+static __always_inline void cmstat_account_alloc(struct cmstat_heap *heap,
+						 int class, size_t size,
+						 size_t held)
+{
+	cmstat_account_side(heap, &cmstat_alloc_side, class, size, held);
+}
+
+static __always_inline void cmstat_account_free(struct cmstat_heap *heap,
+						int class, size_t size,
+						size_t held)
+{
+	cmstat_account_side(heap, &cmstat_free_side, class, size, held);
+}
+
+static void cmstat_account_failure(struct cmstat_heap *heap)
+{
+	const struct cmstat_upd upd[] = { { HC_FAILED_ALLOCS, 1 } };
+
+	cmstat_account(heap, upd, ARRAY_SIZE(upd));
+}
+
 /**
  * cmstat_alloc() - allocate memory from a heap
  * @heap: heap to account the allocation in
@@ -28,13 +130,13 @@
  */
 void *cmstat_alloc(struct cmstat_heap *heap, size_t size, gfp_t gfp)
 {
-	int class = cmstat_size_to_class(size);
+	int class = cmstat_class_of(size);
 	void *obj;
 
 	if (unlikely(!size))
 		return ZERO_SIZE_PTR;
 	if (likely(class >= 0))
-		obj = kmem_cache_alloc(cmstat_class_cache(class), gfp);
+		obj = kmem_cache_alloc(cmstat_class_caches[class], gfp);
 	else if (size <= CMSTAT_ALLOC_MAX)
 		obj = kmalloc(size, gfp);
 	else
@@ -93,15 +195,6 @@ void *cmstat_alloc_array(struct cmstat_heap *heap, size_t n, size_t size,
 }
 EXPORT_SYMBOL_GPL(cmstat_alloc_array);
 
-/* Give memory back to where cmstat_alloc() got it. */
-void cmstat_release(int class, const void *obj)
-{
-	if (class >= 0)
-		kmem_cache_free(cmstat_class_cache(class), (void *)obj);
-	else
-		kfree(obj);
-}
-
 /**
  * cmstat_free() - free memory from cmstat_alloc() or cmstat_zalloc()
  * @heap: the heap it was allocated from
@@ -128,7 +221,7 @@ void cmstat_free(struct cmstat_heap *heap, const void *obj, size_t size)
 		return;
 	if (unlikely(!cmstat_debug_untrack(heap, obj, size)))
 		return;
-	class = cmstat_size_to_class(size);
+	class = cmstat_class_of(size);
 	cmstat_release(class, obj);
 	cmstat_account_free(heap, class, size,
 			    cmstat_class_held_bytes(class, size));

@@ -18,7 +18,7 @@
 
 #include "internal.h"
 
-static const u32 cmstat_class_sizes[CMSTAT_NR_CLASSES] = {
+const u32 cmstat_class_sizes[CMSTAT_NR_CLASSES] = {
 	8, 16, 24, 32, 48, 64, 80, 96, 112, 128,
 	144, 160, 176, 192, 208, 224, 240, 256,
 	288, 320, 352, 384, 416, 448, 480, 512,
@@ -30,18 +30,11 @@ static const u32 cmstat_class_sizes[CMSTAT_NR_CLASSES] = {
 	18432, 20480, 22528, 24576, 26624, 28672, 30720, 32768,
 };
 
-/*
- * Lookup tables, filled from the class table at load: every class up to
- * 1 KiB is a multiple of 8 and every larger one a multiple of 128, so
- * rounding the size up to that granule and indexing gives the class.
- */
-#define SMALL_MAX	1024
-#define SMALL_SHIFT	3
-#define LARGE_SHIFT	7
-static u8 class_by_8[(SMALL_MAX >> SMALL_SHIFT) + 1];
-static u8 class_by_128[(CMSTAT_MAX_CLASS_SIZE >> LARGE_SHIFT) + 1];
+/* Filled at load, read by cmstat_class_of() (internal.h). */
+u8 cmstat_class_by_8[CMSTAT_BY_8_ENTRIES];
+u8 cmstat_class_by_128[CMSTAT_BY_128_ENTRIES];
 
-static struct kmem_cache *class_caches[CMSTAT_NR_CLASSES];
+struct kmem_cache *cmstat_class_caches[CMSTAT_NR_CLASSES];
 static char class_cache_names[CMSTAT_NR_CLASSES][16];
 
 /**
@@ -65,11 +58,7 @@ EXPORT_SYMBOL_GPL(cmstat_class_size);
  */
 int cmstat_size_to_class(size_t size)
 {
-	if (size == 0 || size > CMSTAT_MAX_CLASS_SIZE)
-		return -1;
-	if (size <= SMALL_MAX)
-		return class_by_8[DIV_ROUND_UP(size, 1 << SMALL_SHIFT)];
-	return class_by_128[DIV_ROUND_UP(size, 1 << LARGE_SHIFT)];
+	return cmstat_class_of(size);
 }
 EXPORT_SYMBOL_GPL(cmstat_size_to_class);
 
@@ -87,36 +76,21 @@ size_t cmstat_alloc_held_bytes(size_t size)
 }
 EXPORT_SYMBOL_GPL(cmstat_alloc_held_bytes);
 
-/* As cmstat_alloc_held_bytes(), for a caller that has the class already. */
-size_t cmstat_class_held_bytes(int class, size_t size)
-{
-	if (class >= 0)
-		return cmstat_class_sizes[class];
-	if (size == 0 || size > CMSTAT_ALLOC_MAX)
-		return 0;
-	return PAGE_SIZE << get_order(size);
-}
-
-struct kmem_cache *cmstat_class_cache(unsigned int class)
-{
-	return class_caches[class];
-}
-
 static void cmstat_fill_lookup(void)
 {
 	unsigned int class = 0;
 	size_t granule;
 
-	for (granule = 0; granule < ARRAY_SIZE(class_by_8); granule++) {
-		while (cmstat_class_sizes[class] < granule << SMALL_SHIFT)
+	for (granule = 0; granule < CMSTAT_BY_8_ENTRIES; granule++) {
+		while (cmstat_class_sizes[class] < granule << CMSTAT_SMALL_SHIFT)
 			class++;
-		class_by_8[granule] = class;
+		cmstat_class_by_8[granule] = class;
 	}
-	for (granule = 0, class = 0; granule < ARRAY_SIZE(class_by_128);
+	for (granule = 0, class = 0; granule < CMSTAT_BY_128_ENTRIES;
 	     granule++) {
-		while (cmstat_class_sizes[class] < granule << LARGE_SHIFT)
+		while (cmstat_class_sizes[class] < granule << CMSTAT_LARGE_SHIFT)
 			class++;
-		class_by_128[granule] = class;
+		cmstat_class_by_128[granule] = class;
 	}
 }
 
@@ -125,13 +99,14 @@ void cmstat_classes_exit(void)
 	unsigned int class;
 
 	for (class = 0; class < CMSTAT_NR_CLASSES; class++) {
-		kmem_cache_destroy(class_caches[class]);
-		class_caches[class] = NULL;
+		kmem_cache_destroy(cmstat_class_caches[class]);
+		cmstat_class_caches[class] = NULL;
 	}
 }
 
 int cmstat_classes_init(void)
 {
+	struct kmem_cache *cache;
 	unsigned int class;
 
 	cmstat_fill_lookup();
@@ -145,13 +120,14 @@ int cmstat_classes_init(void)
 
 		snprintf(class_cache_names[class], sizeof(class_cache_names[0]),
 			 "cmstat-%u", size);
-		class_caches[class] = kmem_cache_create(class_cache_names[class],
-							size, align, 0, NULL);
-		if (!class_caches[class]) {
+		cache = kmem_cache_create(class_cache_names[class], size, align,
+					  0, NULL);
+		if (!cache) {
 			pr_err("cannot create cache for class %u\n", size);
 			cmstat_classes_exit();
 			return -ENOMEM;
 		}
+		cmstat_class_caches[class] = cache;
 	}
 	return 0;
 }

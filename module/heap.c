@@ -21,137 +21,13 @@
 
 #include "internal.h"
 
-/* Cumulative counters only; everything "live" is derived when read. */
-enum {
-	HC_ALLOC_BYTES,
-	HC_FREE_BYTES,
-	HC_REQUESTED_ALLOC_BYTES,
-	HC_REQUESTED_FREE_BYTES,
-	HC_LARGE_MALLOCS,
-	HC_LARGE_FREES,
-	HC_LARGE_ALLOC_BYTES,
-	HC_LARGE_FREE_BYTES,
-	HC_FAILED_ALLOCS,
-	HC_CLASS_MALLOCS,
-	HC_CLASS_FREES = HC_CLASS_MALLOCS + CMSTAT_NR_CLASSES,
-	HC_NR = HC_CLASS_FREES + CMSTAT_NR_CLASSES,
-};
-
-/**
- * struct cmstat_heap - a named heap
- * @node: in cmstat_heaps, or in cmstat_orphans once destroyed with live
- *	objects
- * @stats: the heap's counters
- * @debugfs: its debugfs directory, while published
- * @sysfs: its sysfs directory, while published
- * @name: NUL-terminated name
- */
-struct cmstat_heap {
-	struct list_head node;
-	struct cmstat_counters *stats;
-	struct dentry *debugfs;
-	struct cmstat_stats_kobj *sysfs;
-	char name[CMSTAT_HEAP_NAME_MAX + 1];
-};
-
 /* All heaps together; allocated at load, before any heap exists. */
-static struct cmstat_counters *cmstat_all;
+struct cmstat_counters *cmstat_all;
 
 /* Live heaps, and destroyed ones kept for their live objects. */
 static LIST_HEAD(cmstat_heaps);
 static LIST_HEAD(cmstat_orphans);
 static DEFINE_MUTEX(cmstat_heaps_lock);	/* protects both lists */
-
-/*
- * One writer section over the heap's set and the all-heaps set: the @n
- * (index, delta) pairs in @upd go to both.
- */
-struct cmstat_upd {
-	unsigned int idx;
-	s64 delta;
-};
-
-static __always_inline void cmstat_account(struct cmstat_heap *heap,
-					   const struct cmstat_upd *upd,
-					   unsigned int n)
-{
-	struct cmstat_section sec;
-	u64 __percpu *heap_slot, *all_slot;
-	unsigned int i;
-
-	if (!cmstat_section_begin(&sec))
-		return;
-	heap_slot = cmstat_section_slot(heap->stats);
-	all_slot = cmstat_section_slot(cmstat_all);
-	for (i = 0; i < n; i++) {
-		cmstat_section_add(heap_slot, upd[i].idx, upd[i].delta);
-		cmstat_section_add(all_slot, upd[i].idx, upd[i].delta);
-	}
-	cmstat_section_end(&sec);
-}
-
-/* The counters one side, allocation or free, moves. */
-struct cmstat_side {
-	unsigned int bytes;
-	unsigned int requested_bytes;
-	unsigned int class_base;
-	unsigned int large;
-	unsigned int large_bytes;
-};
-
-static const struct cmstat_side cmstat_alloc_side = {
-	HC_ALLOC_BYTES, HC_REQUESTED_ALLOC_BYTES, HC_CLASS_MALLOCS,
-	HC_LARGE_MALLOCS, HC_LARGE_ALLOC_BYTES,
-};
-
-static const struct cmstat_side cmstat_free_side = {
-	HC_FREE_BYTES, HC_REQUESTED_FREE_BYTES, HC_CLASS_FREES,
-	HC_LARGE_FREES, HC_LARGE_FREE_BYTES,
-};
-
-static __always_inline void cmstat_account_side(struct cmstat_heap *heap,
-						const struct cmstat_side *side,
-						int class, size_t size,
-						size_t held)
-{
-	if (class >= 0) {
-		const struct cmstat_upd upd[] = {
-			{ side->bytes, held },
-			{ side->requested_bytes, size },
-			{ side->class_base + class, 1 },
-		};
-
-		cmstat_account(heap, upd, ARRAY_SIZE(upd));
-	} else {
-		const struct cmstat_upd upd[] = {
-			{ side->bytes, held },
-			{ side->requested_bytes, size },
-			{ side->large, 1 },
-			{ side->large_bytes, held },
-		};
-
-		cmstat_account(heap, upd, ARRAY_SIZE(upd));
-	}
-}
-
-void cmstat_account_alloc(struct cmstat_heap *heap, int class, size_t size,
-			  size_t held)
-{
-	cmstat_account_side(heap, &cmstat_alloc_side, class, size, held);
-}
-
-void cmstat_account_free(struct cmstat_heap *heap, int class, size_t size,
-			 size_t held)
-{
-	cmstat_account_side(heap, &cmstat_free_side, class, size, held);
-}
-
-void cmstat_account_failure(struct cmstat_heap *heap)
-{
-	const struct cmstat_upd upd[] = { { HC_FAILED_ALLOCS, 1 } };
-
-	cmstat_account(heap, upd, ARRAY_SIZE(upd));
-}
 
 /* Fill @st from the cumulative counters @c; derive the live values. */
 static void cmstat_derive(const u64 *c, unsigned long epoch,
@@ -330,7 +206,7 @@ static void cmstat_heap_free(struct cmstat_heap *heap)
 
 /**
  * cmstat_heap_create() - create a named heap
- * @name: 1 to %CMSTAT_HEAP_NAME_MAX characters from [A-Za-z0-9_.-], unique
+ * @name: 1 to %CMSTAT_HEAP_NAME_MAX characters from ``[A-Za-z0-9_.-]``, unique
  *	among existing heaps; copied
  *
  * Process context; may sleep.

@@ -4,47 +4,118 @@
 #define _CMSTAT_INTERNAL_H
 
 #include <linux/jump_label.h>
+#include <linux/list.h>
+#include <linux/slab.h>
 
 #include <cmstat/alloc.h>
 #include <cmstat/counters.h>
 
+/*
+ * A heap's counter set (heap.c), cumulative counters only: everything "live"
+ * is derived when read.  The benchmark reads sets of the same size.
+ */
+enum {
+	HC_ALLOC_BYTES,
+	HC_FREE_BYTES,
+	HC_REQUESTED_ALLOC_BYTES,
+	HC_REQUESTED_FREE_BYTES,
+	HC_LARGE_MALLOCS,
+	HC_LARGE_FREES,
+	HC_LARGE_ALLOC_BYTES,
+	HC_LARGE_FREE_BYTES,
+	HC_FAILED_ALLOCS,
+	HC_CLASS_MALLOCS,
+	HC_CLASS_FREES = HC_CLASS_MALLOCS + CMSTAT_NR_CLASSES,
+	HC_NR = HC_CLASS_FREES + CMSTAT_NR_CLASSES,
+};
+
 /* counters.c */
 void cmstat_accounting_init(bool enable);
 
-/* classes.c */
+/*
+ * classes.c: the tables are filled at load and only read afterwards, inline
+ * on every allocation and free, so that the hot path makes no call but the
+ * one into the slab allocator.
+ *
+ * Every class up to 1 KiB is a multiple of 8 and every larger one a
+ * multiple of 128, so rounding the size up to that granule and indexing
+ * gives the class.
+ */
+#define CMSTAT_SMALL_MAX	1024
+#define CMSTAT_SMALL_SHIFT	3
+#define CMSTAT_LARGE_SHIFT	7
+#define CMSTAT_BY_8_ENTRIES	((CMSTAT_SMALL_MAX >> CMSTAT_SMALL_SHIFT) + 1)
+#define CMSTAT_BY_128_ENTRIES	((CMSTAT_MAX_CLASS_SIZE >> CMSTAT_LARGE_SHIFT) + 1)
+
+extern const u32 cmstat_class_sizes[CMSTAT_NR_CLASSES];
+extern u8 cmstat_class_by_8[CMSTAT_BY_8_ENTRIES];
+extern u8 cmstat_class_by_128[CMSTAT_BY_128_ENTRIES];
+extern struct kmem_cache *cmstat_class_caches[CMSTAT_NR_CLASSES];
+
 int cmstat_classes_init(void);
 void cmstat_classes_exit(void);
-struct kmem_cache *cmstat_class_cache(unsigned int class);
-size_t cmstat_class_held_bytes(int class, size_t size);
 
-/* heap.c */
+/* The smallest class that holds @size, or -1 (0, or above the classes). */
+static __always_inline int cmstat_class_of(size_t size)
+{
+	if (size == 0 || size > CMSTAT_MAX_CLASS_SIZE)
+		return -1;
+	if (size <= CMSTAT_SMALL_MAX)
+		return cmstat_class_by_8[DIV_ROUND_UP(size, 1 << CMSTAT_SMALL_SHIFT)];
+	return cmstat_class_by_128[DIV_ROUND_UP(size, 1 << CMSTAT_LARGE_SHIFT)];
+}
+
+/* What an object of @size in @class (-1: large) really holds. */
+static __always_inline size_t cmstat_class_held_bytes(int class, size_t size)
+{
+	if (class >= 0)
+		return cmstat_class_sizes[class];
+	if (size == 0 || size > CMSTAT_ALLOC_MAX)
+		return 0;
+	return PAGE_SIZE << get_order(size);
+}
+
+/* heap.c; alloc.c writes a heap's counters inline */
+struct dentry;
+struct cmstat_stats_kobj;
+
+/**
+ * struct cmstat_heap - a named heap
+ * @node: in cmstat_heaps, or in cmstat_orphans once destroyed with live
+ *	objects
+ * @stats: the heap's counters
+ * @debugfs: its debugfs directory, while published
+ * @sysfs: its sysfs directory, while published
+ * @name: NUL-terminated name
+ */
+struct cmstat_heap {
+	struct list_head node;
+	struct cmstat_counters *stats;
+	struct dentry *debugfs;
+	struct cmstat_stats_kobj *sysfs;
+	char name[CMSTAT_HEAP_NAME_MAX + 1];
+};
+
+/* All heaps together: every section that writes a heap's set writes it too. */
+extern struct cmstat_counters *cmstat_all;
+
 int cmstat_heaps_init(void);
 void cmstat_heaps_free_all(void);
 void cmstat_heaps_exit(void);
-void cmstat_account_alloc(struct cmstat_heap *heap, int class, size_t size,
-			  size_t held);
-void cmstat_account_free(struct cmstat_heap *heap, int class, size_t size,
-			 size_t held);
-void cmstat_account_failure(struct cmstat_heap *heap);
 struct seq_file;
 void cmstat_heaps_print_names(struct seq_file *m);
 int cmstat_snapshot(struct cmstat_heap *heap, struct cmstat_heap_stats *st);
 
 /* debugfs.c */
-struct dentry;
 void cmstat_debugfs_init(void);
 void cmstat_debugfs_exit(void);
 struct dentry *cmstat_debugfs_add_heap(struct cmstat_heap *heap);
 
 /* sysfs.c */
-struct cmstat_stats_kobj;
 int cmstat_sysfs_init(void);
 void cmstat_sysfs_exit(void);
 struct cmstat_stats_kobj *cmstat_sysfs_add_heap(struct cmstat_heap *heap);
 void cmstat_sysfs_remove(struct cmstat_stats_kobj *sk);
-
-/* alloc.c */
-void cmstat_release(int class, const void *obj);
 
 /* debug_free.c: hooks that cost a patched-out branch unless debug_free=1 */
 DECLARE_STATIC_KEY_FALSE(cmstat_debug_free_key);
