@@ -2,13 +2,20 @@
 #
 # cmstat: consistent per-CPU memory statistics.
 #
-#   make [KDIR=...]   build cmstat.ko (and the KUnit module if KDIR has KUnit)
+#   make [KDIR=...]   build cmstat.ko (and the KUnit module if KDIR has KUnit,
+#                     unless CMSTAT_KUNIT= is given)
 #   make clean
+#   make install      modules into /lib/modules/<release>/extra; headers and
+#                     Module.symvers into /usr/src/cmstat-<version>/ for client
+#                     modules (DESTDIR=, INSTALL_MOD_PATH=, KDIR= honoured)
+#   make uninstall    remove what make install installed
+#   make version      print the version (MODULE_VERSION in module/main.c)
 #   make check        the whole test suite in QEMU (see README.md)
 #   make lint         checkpatch --strict, sparse, W=1, kernel-doc
 #   make demo         the module on Debian's stock kernel in QEMU
-#   make bench        benchmarks on Debian's stock kernel in QEMU
-#                     (SMP=N vCPUs for the writer and allocator cases)
+#   make bench        benchmarks on Debian's stock kernel in QEMU (SMP=N
+#                     vCPUs for the writer and allocator cases, RUNS=N,
+#                     READER_CPUS="1 2 4 8 16", BOOT_ARGS=...)
 #
 # Knobs for check: SMP=N (vCPUs, default 4), FILTER=glob (KUnit suites),
 # KCSAN=0 (skip the KCSAN kernel), VM_TIMEOUT=seconds, LOGDIR=dir (console
@@ -18,6 +25,20 @@
 
 KDIR ?= /lib/modules/$(shell uname -r)/build
 
+# The version is defined once, in module/main.c, where modinfo finds it.
+VERSION := $(shell sed -n 's/^MODULE_VERSION("\([^"]*\)");$$/\1/p' $(CURDIR)/module/main.c)
+# The release of the kernel in KDIR, not necessarily the running one.
+KERNELRELEASE ?= $(shell cat $(KDIR)/include/config/kernel.release 2>/dev/null)
+
+# What a client module builds against, in the layout ZFS uses, so that one
+# directory serves every kernel the modules are built for.
+DEVDIR = $(DESTDIR)/usr/src/cmstat-$(VERSION)
+MODDIR = $(DESTDIR)$(INSTALL_MOD_PATH)/lib/modules/$(KERNELRELEASE)
+# A staged install (DESTDIR) leaves depmod to the package's scripts; kbuild
+# runs depmod only when KDIR has a System.map, which headers packages lack.
+DEPMOD = $(if $(DESTDIR),:,depmod \
+	$(if $(INSTALL_MOD_PATH),-b $(INSTALL_MOD_PATH)) -a $(KERNELRELEASE))
+
 all: modules
 
 modules:
@@ -26,6 +47,33 @@ modules:
 clean:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) clean 2>/dev/null || \
 		find . -name '*.o' -o -name '*.ko' -o -name '*.mod*' -o -name '.*.cmd' | xargs rm -f
+
+install-paths:
+	@test -n "$(VERSION)" || { echo "no MODULE_VERSION in module/main.c" >&2; exit 1; }
+	@test -n "$(KERNELRELEASE)" || { echo "no kernel release in $(KDIR)" >&2; exit 1; }
+
+install: install-paths modules
+	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_DIR=extra \
+		INSTALL_MOD_PATH=$(DESTDIR)$(INSTALL_MOD_PATH) modules_install
+	install -d $(DEVDIR)/include/cmstat $(DEVDIR)/$(KERNELRELEASE)
+	install -m 0644 include/cmstat/*.h $(DEVDIR)/include/cmstat/
+	install -m 0644 Module.symvers $(DEVDIR)/$(KERNELRELEASE)/
+	$(DEPMOD)
+
+# Only the files install put there: /usr/src/cmstat-<version> may also be
+# the DKMS source tree.
+uninstall: install-paths
+	rm -f $(foreach d,module samples/client kunit,$(MODDIR)/extra/$(d)/cmstat*.ko*)
+	rmdir $(addprefix $(MODDIR)/extra/,module samples/client samples kunit) \
+		$(MODDIR)/extra 2>/dev/null || true
+	rm -f $(addprefix $(DEVDIR)/include/cmstat/,$(notdir $(wildcard include/cmstat/*.h)))
+	rm -f $(DEVDIR)/$(KERNELRELEASE)/Module.symvers
+	rmdir $(DEVDIR)/include/cmstat $(DEVDIR)/include $(DEVDIR)/$(KERNELRELEASE) \
+		$(DEVDIR) 2>/dev/null || true
+	$(DEPMOD)
+
+version:
+	@echo $(VERSION)
 
 check:
 	bash scripts/check.sh
@@ -39,4 +87,4 @@ demo:
 bench:
 	bash scripts/bench.sh
 
-.PHONY: all modules clean check lint demo bench
+.PHONY: all modules clean install-paths install uninstall version check lint demo bench

@@ -65,3 +65,8 @@ module_exit(cmstat_exit);
 MODULE_DESCRIPTION("Consistent per-CPU memory statistics and a size-class allocator");
 MODULE_AUTHOR("The cmstat developers");
 MODULE_LICENSE("GPL");
+/*
+ * The one definition of cmstat's version: the Makefile reads it from this
+ * line for "make install"; dkms.conf repeats it and make check compares.
+ */
+MODULE_VERSION("0.1.0");

@@ -4,7 +4,8 @@
 # check.sh: the whole test suite ("make check").  Installs what is missing,
 # builds the test kernels (or takes them from the cache), runs the lint gates
 # (scripts/lint.sh), builds our modules with W=1 against the test kernels
-# and against Debian's stock 6.1 and 6.12 headers,
+# and against Debian's stock 6.1 and 6.12 headers, checks the packaging
+# (scripts/packaging.sh: dkms, make install, a client built against it),
 # boots each test kernel in QEMU TCG, runs the KUnit suites and the in-VM
 # shell checks, parses the KTAP with the kernel tree's kunit.py, scans the
 # console for anything the kernel reported, and ends with "N passed, N failed".
@@ -45,10 +46,8 @@ result() {
 # build_modules NAME KDIR: build a copy of the tree against KDIR with W=1.
 # Counts as one check; any compiler or modpost warning fails it.
 build_modules() {
-	local name=$1 kdir=$2 dir="$BUILDDIR/$1" log="$BUILDDIR/$1.log" ok=1
-	rm -rf "$dir" && mkdir -p "$dir"
-	cp -r "$CMSTAT_ROOT"/{Kbuild,Makefile,include,module,samples,kunit} "$dir/"
-	make -C "$dir" KDIR="$kdir" W=1 >"$log" 2>&1 || ok=0
+	local name=$1 kdir=$2 log="$BUILDDIR/$1.log" ok=1
+	build_tree "$BUILDDIR/$name" "$kdir" W=1 || ok=0
 	if grep -qiE 'warning:|error:' "$log"; then
 		ok=0
 		grep -iE 'warning:|error:' "$log" | head -n 20
@@ -222,6 +221,14 @@ mkdir -p "$LOGDIR" "$BUILDDIR"
 ensure_pkgs "${HOST_PKGS[@]}"
 KSRC=$(kernel_source)
 
+# The packaging checks take one core for some 15 s.  The builds and lint
+# below are serial, so the checks run beside them on the other core, and
+# are collected before any VM boots, whose vCPUs they would slow.
+ensure_pkgs dkms
+pkg_log=$BUILDDIR/packaging.log
+JOBS=1 bash "$CMSTAT_ROOT/scripts/packaging.sh" "$(stock_abi 6.12)" >"$pkg_log" 2>&1 &
+pkg_pid=$!
+
 stock_abis=
 for series in 6.1 6.12; do
 	abi=$(stock_abi "$series")
@@ -247,6 +254,22 @@ done
 for abi in $stock_abis; do
 	stock_vm_prepare "$abi"
 done
+
+pkg_wait=$(date +%s)
+wait "$pkg_pid"
+pkg_rc=$?
+pkg_failed=0
+while IFS= read -r line; do
+	echo "$line"
+	case "$line" in
+	"PASS  packaging: "*) passed=$((passed + 1)) ;;
+	"FAIL  packaging: "*) failed=$((failed + 1)); pkg_failed=1 ;;
+	esac
+done <"$pkg_log"
+[ "$pkg_rc" = 0 ] || [ "$pkg_failed" = 1 ] ||
+	result "packaging: scripts/packaging.sh ran" 0 "status $pkg_rc, log $pkg_log"
+echo "packaging checks: make check waited $(($(date +%s) - pkg_wait)) s for them"
+
 boot_all
 for flavour in $flavours; do
 	test_vm_report "$flavour"

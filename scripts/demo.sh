@@ -20,9 +20,7 @@ kdir="/usr/src/linux-headers-$abi"
 root=$(stock_kernel_dir "$abi")
 
 dir="$BUILDDIR/demo-$abi"
-rm -rf "$dir" && mkdir -p "$dir"
-cp -r "$CMSTAT_ROOT"/{Kbuild,Makefile,include,module,samples,kunit} "$dir/"
-make -C "$dir" KDIR="$kdir" >"$dir.log" 2>&1 ||
+build_tree "$dir" "$kdir" ||
 	{ tail -n 20 "$dir.log"; die "build against $kdir failed"; }
 
 initrd="$BUILDDIR/initramfs-demo.gz"

@@ -66,6 +66,16 @@ stock_kernel_dir() {
 	echo "$dir/root"
 }
 
+# build_tree DIR KDIR [MAKEARG...]: copy the sources into DIR (emptied
+# first) and build the modules there against KDIR; the log is DIR.log.
+build_tree() {
+	local dir=$1 kdir=$2
+	shift 2
+	rm -rf "$dir" && mkdir -p "$dir"
+	cp -r "$CMSTAT_ROOT"/{Kbuild,Makefile,include,module,samples,kunit} "$dir/"
+	make -C "$dir" KDIR="$kdir" "$@" >"$dir.log" 2>&1
+}
+
 # kernel_source: unpack Debian's linux-source-6.12 once per package version
 # and print the tree's path.
 kernel_source() {

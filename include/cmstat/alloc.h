@@ -16,14 +16,31 @@
 #include <linux/slab.h>
 #include <linux/types.h>
 
-/* Size classes: 8 B to 32 KiB, rounding waste at most 1/9 from 128 B up. */
+/**
+ * CMSTAT_NR_CLASSES - number of size classes
+ *
+ * The classes go from 8 B to %CMSTAT_MAX_CLASS_SIZE; rounding a request up
+ * to its class wastes at most 1/9 of the object from 128 B up.
+ */
 #define CMSTAT_NR_CLASSES	74
+
+/**
+ * CMSTAT_MAX_CLASS_SIZE - the largest size class, in bytes
+ *
+ * Larger allocations come from the page allocator, in whole pages.
+ */
 #define CMSTAT_MAX_CLASS_SIZE	32768
 
-/* Largest allocation: what kmalloc() can get from the page allocator. */
+/**
+ * CMSTAT_ALLOC_MAX - the largest allocation, in bytes
+ *
+ * What kmalloc() can get from the page allocator (4 MiB on x86-64).
+ */
 #define CMSTAT_ALLOC_MAX	KMALLOC_MAX_SIZE
 
-/* Longest heap name, without the terminating NUL. */
+/**
+ * CMSTAT_HEAP_NAME_MAX - the longest heap name, without the terminating NUL
+ */
 #define CMSTAT_HEAP_NAME_MAX	31
 
 struct cmstat_heap;

@@ -77,7 +77,12 @@ struct cmstat_cpu_seq {
  */
 #define CMSTAT_RING_SLOTS	2
 
-/* Most counters one set may hold: 2 slots of u64 stay within a percpu unit. */
+/**
+ * CMSTAT_COUNTERS_MAX - the most counters one set may hold
+ *
+ * So that a set's per-CPU slots (two of @nr u64 each) stay within one
+ * per-CPU allocation unit.
+ */
 #define CMSTAT_COUNTERS_MAX	1024
 
 /**

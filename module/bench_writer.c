@@ -1,0 +1,284 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cmstat_bench: the writer side.  One section that updates four counters,
+ * timed on one CPU and on every online CPU at once, for cmstat and for what
+ * it is compared with.
+ */
+
+#include <linux/atomic.h>
+#include <linux/cache.h>
+#include <linux/completion.h>
+#include <linux/cpu.h>
+#include <linux/kthread.h>
+#include <linux/percpu.h>
+#include <linux/percpu_counter.h>
+#include <linux/slab.h>
+#include <linux/timekeeping.h>
+
+#include <cmstat/counters.h>
+
+#include "bench.h"
+
+#define WRITER_COUNTERS	4
+
+/*
+ * Each section adds what an allocator's would: bytes, one object, requested
+ * bytes, one free slot fewer.  The byte deltas exceed percpu_counter's
+ * default batch (32 up to 16 CPUs), so with it every such add folds into
+ * the shared count under its spinlock; the _nofold case raises the batch
+ * so that no add ever does, percpu_counter's best case.
+ */
+#define WRITER_BYTES	64
+#define PCP_NOFOLD_BATCH	S32_MAX
+
+/* What each case writes to; set up by writer_state_init(). */
+static struct cmstat_counters *cmstat_set;
+static u64 __percpu *floor_counters;
+static struct bench_seed *seed;
+static struct percpu_counter pcp_counters[WRITER_COUNTERS];
+/* Shared by every CPU, on one cache line as a struct's fields would be. */
+static atomic64_t shared_counters[WRITER_COUNTERS] ____cacheline_aligned;
+
+static noinline void write_cmstat(unsigned long iters)
+{
+	struct cmstat_section sec;
+	u64 __percpu *slot;
+	unsigned long i;
+
+	for (i = 0; i < iters; i++) {
+		if (!cmstat_section_begin(&sec))
+			continue;
+		slot = cmstat_section_slot(cmstat_set);
+		cmstat_section_add(slot, 0, WRITER_BYTES);
+		cmstat_section_add(slot, 1, 1);
+		cmstat_section_add(slot, 2, WRITER_BYTES);
+		cmstat_section_add(slot, 3, -1);
+		cmstat_section_end(&sec);
+	}
+}
+
+/* The floor: the same four per-CPU adds with no section around them. */
+static noinline void write_floor(unsigned long iters)
+{
+	unsigned long i;
+
+	for (i = 0; i < iters; i++) {
+		this_cpu_add(floor_counters[0], WRITER_BYTES);
+		this_cpu_add(floor_counters[1], 1);
+		this_cpu_add(floor_counters[2], WRITER_BYTES);
+		this_cpu_add(floor_counters[3], -1);
+	}
+}
+
+static noinline void write_seed(unsigned long iters)
+{
+	atomic64_t *slot;
+	unsigned long i;
+
+	for (i = 0; i < iters; i++) {
+		slot = bench_seed_acquire(seed);
+		atomic64_add(WRITER_BYTES, &slot[0]);
+		atomic64_add(1, &slot[1]);
+		atomic64_add(WRITER_BYTES, &slot[2]);
+		atomic64_add(-1, &slot[3]);
+		bench_seed_release(seed);
+	}
+}
+
+static noinline void write_percpu_counter(unsigned long iters)
+{
+	unsigned long i;
+
+	for (i = 0; i < iters; i++) {
+		percpu_counter_add(&pcp_counters[0], WRITER_BYTES);
+		percpu_counter_add(&pcp_counters[1], 1);
+		percpu_counter_add(&pcp_counters[2], WRITER_BYTES);
+		percpu_counter_add(&pcp_counters[3], -1);
+	}
+}
+
+static noinline void write_percpu_counter_nofold(unsigned long iters)
+{
+	unsigned long i;
+
+	for (i = 0; i < iters; i++) {
+		percpu_counter_add_batch(&pcp_counters[0], WRITER_BYTES,
+					 PCP_NOFOLD_BATCH);
+		percpu_counter_add_batch(&pcp_counters[1], 1, PCP_NOFOLD_BATCH);
+		percpu_counter_add_batch(&pcp_counters[2], WRITER_BYTES,
+					 PCP_NOFOLD_BATCH);
+		percpu_counter_add_batch(&pcp_counters[3], -1, PCP_NOFOLD_BATCH);
+	}
+}
+
+static noinline void write_atomic64(unsigned long iters)
+{
+	unsigned long i;
+
+	for (i = 0; i < iters; i++) {
+		atomic64_add(WRITER_BYTES, &shared_counters[0]);
+		atomic64_add(1, &shared_counters[1]);
+		atomic64_add(WRITER_BYTES, &shared_counters[2]);
+		atomic64_add(-1, &shared_counters[3]);
+	}
+}
+
+static const struct {
+	const char *name;
+	void (*write)(unsigned long iters);
+} writer_cases[] = {
+	{ "cmstat", write_cmstat },
+	{ "this_cpu_add", write_floor },
+	{ "seed", write_seed },
+	{ "percpu_counter", write_percpu_counter },
+	{ "percpu_counter_nofold", write_percpu_counter_nofold },
+	{ "atomic64", write_atomic64 },
+};
+
+/*
+ * One run of one case: a kthread per CPU, all released by one complete_all()
+ * once created.  The threads sleep until then rather than spin: with
+ * voluntary preemption a spinning thread would keep its CPU from the one
+ * that has to release it.
+ */
+struct writer_run {
+	void (*write)(unsigned long iters);
+	unsigned long iters;
+	struct completion start;
+	struct completion done;
+	atomic_t left;
+	atomic64_t total_ns;
+};
+
+static int writer_thread(void *arg)
+{
+	struct writer_run *run = arg;
+	u64 start;
+
+	wait_for_completion(&run->start);
+	start = ktime_get_ns();
+	run->write(run->iters);
+	atomic64_add(ktime_get_ns() - start, &run->total_ns);
+	if (atomic_dec_and_test(&run->left))
+		complete(&run->done);
+	return 0;
+}
+
+/* Return: 0 and the mean ns per thread in @mean_ns, or -ENOMEM. */
+static int writer_run_on(const struct cpumask *cpus, struct writer_run *run,
+			 u64 *mean_ns)
+{
+	unsigned int cpu, started = 0;
+	struct task_struct *t;
+
+	init_completion(&run->start);
+	init_completion(&run->done);
+	atomic64_set(&run->total_ns, 0);
+	/* No thread can finish before start, so left may be raised as we go. */
+	atomic_set(&run->left, 1);
+	for_each_cpu(cpu, cpus) {
+		t = kthread_create_on_cpu(writer_thread, run, cpu, "cmstat_bench/%u");
+		if (IS_ERR(t))
+			break;
+		atomic_inc(&run->left);
+		wake_up_process(t);
+		started++;
+	}
+	complete_all(&run->start);
+	if (!atomic_dec_and_test(&run->left))
+		wait_for_completion(&run->done);
+	if (started < cpumask_weight(cpus))
+		return -ENOMEM;
+	*mean_ns = div_u64(atomic64_read(&run->total_ns), started);
+	return 0;
+}
+
+static int writer_state_init(void)
+{
+	unsigned int i;
+	int err;
+
+	cmstat_set = cmstat_counters_alloc(WRITER_COUNTERS);
+	if (IS_ERR(cmstat_set)) {
+		err = PTR_ERR(cmstat_set);
+		cmstat_set = NULL;
+		return err;
+	}
+	floor_counters = __alloc_percpu(WRITER_COUNTERS * sizeof(u64),
+					sizeof(u64));
+	seed = bench_seed_alloc(WRITER_COUNTERS);
+	if (!floor_counters || !seed)
+		return -ENOMEM;
+	/* One at a time: percpu_counter_init_many() is 6.6 and later. */
+	for (i = 0; i < WRITER_COUNTERS; i++) {
+		err = percpu_counter_init(&pcp_counters[i], 0, GFP_KERNEL);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static void writer_state_free(void)
+{
+	unsigned int i;
+
+	/* A no-op on a counter that was never initialised. */
+	for (i = 0; i < WRITER_COUNTERS; i++)
+		percpu_counter_destroy(&pcp_counters[i]);
+	bench_seed_free(seed);
+	free_percpu(floor_counters);
+	cmstat_counters_free(cmstat_set);
+	seed = NULL;
+	floor_counters = NULL;
+	cmstat_set = NULL;
+}
+
+/* Every case on one CPU, then every case on all online CPUs at once. */
+static int writer_cases_on(const struct cpumask *cpus, const char *variant,
+			   unsigned long iters)
+{
+	struct writer_run *run = kzalloc(sizeof(*run), GFP_KERNEL);
+	unsigned int i;
+	u64 ns;
+	int err = 0;
+
+	if (!run)
+		return -ENOMEM;
+	run->iters = iters;
+	for (i = 0; i < ARRAY_SIZE(writer_cases) && !err; i++) {
+		run->write = writer_cases[i].write;
+		err = writer_run_on(cpus, run, &ns);
+		if (!err)
+			bench_report("writer", writer_cases[i].name, variant,
+				     ns, iters);
+	}
+	kfree(run);
+	return err;
+}
+
+/**
+ * bench_writers() - time every writer case on one CPU and on all CPUs
+ * @iters: sections per CPU per case
+ *
+ * Return: 0, -ENOMEM, or -EPERM when cmstat's accounting is off (its
+ * sections would not write, and the comparison would be meaningless).
+ */
+int bench_writers(unsigned long iters)
+{
+	int err;
+
+	if (!cmstat_accounting_enabled())
+		return -EPERM;
+	err = writer_state_init();
+	if (!err) {
+		/* No CPU may leave mid-run: its thread would move. */
+		cpus_read_lock();
+		err = writer_cases_on(cpumask_of(raw_smp_processor_id()),
+				      "1cpu", iters);
+		if (!err)
+			err = writer_cases_on(cpu_online_mask, "allcpu", iters);
+		cpus_read_unlock();
+	}
+	writer_state_free();
+	return err;
+}

@@ -1,0 +1,91 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# docs.sh api [KSRC]: regenerate Documentation/api.rst from the kernel-doc
+#   comments (include/cmstat/*.h, and the exported functions of module/*.c),
+#   with the kernel's own scripts/kernel-doc from KSRC (default: the
+#   unpacked linux-source-6.12) and scripts/kdoc_plain.py.
+# docs.sh check [KSRC]: the documentation gates, one "PASS|FAIL  docs: ..."
+#   line each (scripts/lint.sh runs them):
+#   - api.rst is what "docs.sh api" would write, and kernel-doc -Wall has
+#     nothing to say about its input;
+#   - every .rst under Documentation/ renders with plain docutils (Debian's
+#     python3-docutils, not Sphinx) without a single system message, as
+#     rst2html5 --strict would, but listing all of them;
+#   - every relative link in the rendered pages and in README.md names a
+#     file that exists, and its #fragment an id of the target page.
+#   Exits non-zero if any gate fails.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+mode=${1:-}
+case "$mode" in
+api|check) ;;
+*) die "usage: scripts/docs.sh api|check [KSRC]" ;;
+esac
+
+# Debian's own interpreter: the docutils the gates promise is the one
+# python3-docutils installs for it, whatever python3 comes first in PATH.
+PYTHON=/usr/bin/python3
+# Pygments: docutils warns about a code-block it cannot highlight.
+ensure_pkgs python3 python3-docutils python3-pygments
+ksrc=${2:-$(kernel_source)}
+cd "$CMSTAT_ROOT"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# generate OUT: api.rst, its kernel-doc blocks filled from the comments;
+# kernel-doc's warnings go to $tmp/kdoc.warn.
+generate() {
+	local -a exports
+	# Only files that export something: -export on the others is a warning.
+	mapfile -t exports < <(grep -l '^EXPORT_SYMBOL' module/*.c)
+	# Any Sphinx version from 3 on selects the C-domain markup that
+	# kdoc_plain.py converts; without one kernel-doc looks for
+	# sphinx-build, and warns when there is none.
+	{
+		"$ksrc/scripts/kernel-doc" -Wall -rst -sphinx-version 3.0 \
+			include/cmstat/*.h &&
+		"$ksrc/scripts/kernel-doc" -Wall -rst -sphinx-version 3.0 \
+			-export "${exports[@]}"
+	} 2>"$tmp/kdoc.warn" >"$tmp/kdoc.rst" || return 1
+	"$PYTHON" scripts/kdoc_plain.py Documentation/api.rst \
+		<"$tmp/kdoc.rst" >"$1"
+}
+
+if [ "$mode" = api ]; then
+	generate "$tmp/api.rst" || { cat "$tmp/kdoc.warn" >&2; die "api.rst not written"; }
+	cat "$tmp/kdoc.warn" >&2
+	cp "$tmp/api.rst" Documentation/api.rst
+	exit 0
+fi
+
+fail=0
+gate() {	# gate NAME OK DETAIL
+	if [ "$2" = 1 ]; then
+		printf 'PASS  docs: %s  (%s)\n' "$1" "$3"
+	else
+		printf 'FAIL  docs: %s  (%s)\n' "$1" "$3"
+		fail=1
+	fi
+}
+
+if generate "$tmp/api.rst" 2>"$tmp/gen.err"; then
+	kd=$(grep -c . "$tmp/kdoc.warn" || true)
+	if cmp -s "$tmp/api.rst" Documentation/api.rst; then
+		stale=0
+	else
+		stale=1
+		diff -u Documentation/api.rst "$tmp/api.rst" | head -n 20 || true
+	fi
+	[ "$kd" = 0 ] || head -n 20 "$tmp/kdoc.warn"
+	gate "api.rst up to date" "$([ $stale = 0 ] && [ "$kd" = 0 ] && echo 1)" \
+		"$([ $stale = 0 ] || echo 'out of date: run scripts/docs.sh api, ')$kd kernel-doc warnings"
+else
+	cat "$tmp/gen.err" "$tmp/kdoc.warn"
+	gate "api.rst up to date" 0 "cannot generate it"
+fi
+
+# docs_check.py prints its own two gate lines and the problems it found.
+"$PYTHON" scripts/docs_check.py "$CMSTAT_ROOT" || fail=1
+exit $fail

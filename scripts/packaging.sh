@@ -1,0 +1,259 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# packaging.sh [ABI]: the packaging checks, part of "make check", against
+# Debian's stock headers for ABI (default: the stock 6.12 kernel's).
+#
+#   version       MODULE_VERSION in module/main.c, "make version" and
+#                 dkms.conf's PACKAGE_VERSION agree
+#   dkms          dkms add, build, install and remove of a copy of the
+#                 sources; dkms build's and install's output is printed
+#   make install  DESTDIR=stage, then make uninstall
+#   client        a copy of samples/client alone builds against the staged
+#                 headers and Module.symvers: no undefined symbol, and it
+#                 depends on cmstat
+#   modinfo       description, author, license, version, and a description
+#                 for every parameter the sources declare
+#
+# dkms runs on trees of its own: --dkmstree, --sourcetree, --installtree
+# and its signing key in the work directory, and --no-depmod (dkms would
+# run depmod on /lib/modules whatever the install tree).  So a real cmstat
+# registration, /usr/src, /var/lib/dkms and /lib/modules are never
+# touched, and a run killed half-way leaves only the work directory, which
+# the next run empties.  JOBS=N caps make's parallelism (check.sh runs this
+# beside its serial builds with JOBS=1).  Prints one "PASS|FAIL  packaging:"
+# line per check; exits non-zero if any fails.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+start=$(date +%s)
+abi=${1:-$(stock_abi 6.12)}
+kdir=/usr/src/linux-headers-$abi
+[ -r "$kdir/include/config/kernel.release" ] || die "no kernel headers in $kdir"
+ensure_pkgs dkms
+work=$CMSTAT_ROOT/.build/packaging
+src=$work/cmstat
+stage=$work/stage
+fail=0
+
+check() {	# check NAME OK DETAIL
+	if [ "$2" = 1 ]; then
+		printf 'PASS  packaging: %s  (%s)\n' "$1" "$3"
+	else
+		printf 'FAIL  packaging: %s  (%s)\n' "$1" "$3"
+		fail=1
+	fi
+}
+
+indent() { sed 's/^/    /'; }
+
+# check_modinfo NAME KO MODFILE [VERSION]: the fields a distribution's tools
+# show, and a MODULE_PARM_DESC for each module_param* in the object files
+# that MODFILE (kbuild's NAME.mod) lists.
+check_modinfo() {
+	local name=$1 ko=$2 modfile=$3 want_ver=${4:-} ok=1 f ver declared described missing
+	for f in description author license; do
+		[ -n "$(modinfo -F "$f" "$ko")" ] || { ok=0; echo "$name: no $f"; }
+	done
+	ver=$(modinfo -F version "$ko")
+	if [ -n "$want_ver" ] && [ "$ver" != "$want_ver" ]; then
+		ok=0
+		echo "$name: version '$ver', expected '$want_ver'"
+	fi
+	# Declared: by the sources, and by the compiler (parmtype).
+	declared=$({ tr ' ' '\n' <"$modfile" | sed -n 's/\.o$/.c/p' | xargs cat |
+		grep -o 'module_param[a-z_]*( *[A-Za-z0-9_]*' | sed 's/.*( *//'
+		modinfo -F parmtype "$ko" | sed 's/:.*//'; } | sort -u || true)
+	# kmod merges parmtype into parm: "name:description (type)", and
+	# "name: (type)" when MODULE_PARM_DESC is missing.
+	described=$(modinfo -F parm "$ko" | awk '{
+		n = index($0, ":"); d = substr($0, n + 1)
+		sub(/ *\([^()]*\)$/, "", d); gsub(/^ +| +$/, "", d)
+		if (n > 1 && d != "") print substr($0, 1, n - 1) }' | sort -u)
+	missing=$(comm -23 <(echo "$declared") <(echo "$described") | tr '\n' ' ')
+	if [ -n "${missing% }" ]; then
+		ok=0
+		echo "$name: parameters without MODULE_PARM_DESC: $missing"
+	fi
+	check "modinfo $name" "$ok" "version ${ver:-none}; $(echo "$declared" | grep -c .)\
+ parameters declared, $(echo "$described" | grep -c .) described"
+}
+
+rm -rf "$work" && mkdir -p "$work"
+# A copy of the sources without build products, as a release would have.
+mkdir -p "$src"
+cp -r "$CMSTAT_ROOT"/{Kbuild,Makefile,dkms.conf,include,module,samples,kunit} "$src/"
+find "$src" \( -name '*.o' -o -name '*.ko' -o -name '*.mod' -o -name '*.mod.c' -o \
+	-name '.*.cmd' -o -name Module.symvers -o -name modules.order \) -delete
+cp -r "$src/samples/client" "$work/client"
+
+# --- version
+v_main=$(sed -n 's/^MODULE_VERSION("\([^"]*\)");$/\1/p' "$src/module/main.c")
+v_make=$(make -s -C "$src" version || true)
+v_dkms=$(bash -c '. "$1" && echo "$PACKAGE_NAME $PACKAGE_VERSION"' _ "$src/dkms.conf" ||
+	true)
+ok=0
+[ -n "$v_main" ] && [ "$v_make" = "$v_main" ] && [ "$v_dkms" = "cmstat $v_main" ] &&
+	ok=1
+check "version agrees" "$ok" \
+	"main.c '$v_main', make version '$v_make', dkms.conf '$v_dkms'"
+ver=$v_main
+# dkms goes by dkms.conf alone, so a disagreement fails one check, not all.
+dver=${v_dkms#* }
+
+# --- dkms
+dk=$work/dkms
+mkdir -p "$dk/tree" "$dk/src" "$dk/inst/$abi"
+dkms_() {
+	mok_signing_key=$dk/mok.key mok_certificate=$dk/mok.pub \
+		dkms --dkmstree "$dk/tree" --sourcetree "$dk/src" --installtree "$dk/inst" "$@"
+}
+ok=1
+detail=
+if ! dkms_ add "$src" >"$work/dkms-add.log" 2>&1; then
+	ok=0
+	detail="dkms add failed"
+	indent <"$work/dkms-add.log"
+fi
+if [ "$ok" = 1 ]; then
+	rc=0
+	dkms_ build "cmstat/$dver" -k "$abi" --kernelsourcedir "$kdir" -j "$JOBS" \
+		>"$work/dkms-build.log" 2>&1 || rc=$?
+	echo "dkms build cmstat/$dver -k $abi ($(dkms --version)), status $rc:"
+	indent <"$work/dkms-build.log"
+	makelog=$(find "$dk/tree" -name make.log | head -n1 || true)
+	[ -n "$makelog" ] && cp "$makelog" "$work/dkms-make.log"
+	built=$(find "$dk/tree/cmstat/$dver/$abi" -path '*/module/cmstat.ko*' 2>/dev/null |
+		head -n1 || true)
+	status=$(dkms_ status "cmstat/$dver" -k "$abi" 2>/dev/null || true)
+	if [ "$rc" != 0 ] || [ -z "$built" ] || ! echo "$status" | grep -q ': built'; then
+		ok=0
+		detail="dkms build failed"
+		[ -e "$work/dkms-make.log" ] && tail -n 30 "$work/dkms-make.log" | indent
+	elif grep -E 'warning:|error:' "$work/dkms-make.log" | indent | grep .; then
+		ok=0
+		detail="warnings in the build"
+	else
+		cp "$built" "$work/"
+		detail="$(basename "$built") built, make.log $work/dkms-make.log"
+		rc=0
+		dkms_ install "cmstat/$dver" -k "$abi" --no-depmod >"$work/dkms-install.log" 2>&1 ||
+			rc=$?
+		echo "dkms install cmstat/$dver -k $abi --no-depmod, status $rc:"
+		indent <"$work/dkms-install.log"
+		inst=$(find "$dk/inst/$abi" -name 'cmstat.ko*' | sed "s|^$dk/inst/||" || true)
+		status=$(dkms_ status "cmstat/$dver" -k "$abi" 2>/dev/null || true)
+		if [ "$rc" = 0 ] && [ -n "$inst" ] && echo "$status" | grep -q ': installed'; then
+			detail="$detail; installed as $inst"
+		else
+			ok=0
+			detail="$detail; dkms install failed"
+		fi
+	fi
+	if ! dkms_ remove "cmstat/$dver" --all --no-depmod >"$work/dkms-remove.log" 2>&1 ||
+	   [ -n "$(find "$dk/inst/$abi" -name 'cmstat.ko*')" ] ||
+	   [ -e "$dk/tree/cmstat" ]; then
+		ok=0
+		detail="$detail; dkms remove failed"
+		indent <"$work/dkms-remove.log"
+	fi
+fi
+check "dkms add, build, install, remove against $abi" "$ok" "$detail"
+dkms_ko=$(find "$work" -maxdepth 1 -name 'cmstat.ko*' | head -n1)
+
+# --- make install, and the client built against what it installed
+ok=1
+detail=
+if ! make -j"$JOBS" -C "$src" install DESTDIR="$stage" KDIR="$kdir" \
+	>"$work/install.log" 2>&1; then
+	ok=0
+	detail="make install failed, log $work/install.log"
+	tail -n 20 "$work/install.log" | indent
+else
+	dev=$stage/usr/src/cmstat-$ver
+	for f in "$src"/include/cmstat/*.h; do
+		cmp -s "$f" "$dev/include/cmstat/${f##*/}" ||
+			{ ok=0; echo "not installed: include/cmstat/${f##*/}"; }
+	done
+	grep -q 'cmstat_alloc.*module/cmstat' "$dev/$abi/Module.symvers" 2>/dev/null ||
+		{ ok=0; echo "no cmstat exports in $dev/$abi/Module.symvers"; }
+	mods=$(find "$stage/lib/modules/$abi/extra" -name 'cmstat*.ko*' 2>/dev/null |
+		sed "s|^$stage/lib/modules/$abi/||" | sort | tr '\n' ' ' || true)
+	case " $mods" in
+	*" extra/module/cmstat.ko"*) ;;
+	*) ok=0; echo "cmstat.ko not installed in lib/modules/$abi/extra" ;;
+	esac
+	# DESTDIR must cover everything: kbuild's lines name what it wrote.
+	if grep -E '^ +(INSTALL|XZ|GZIP|ZSTD|SIGN|DEPMOD) ' "$work/install.log" |
+	   grep -v " $stage/" | indent | grep .; then
+		ok=0
+		echo "make install wrote outside DESTDIR"
+	fi
+	detail="${mods% }; headers and $abi/Module.symvers in usr/src/cmstat-$ver"
+fi
+check "make install DESTDIR=stage KDIR=<$abi headers>" "$ok" "$detail"
+
+ok=0
+detail="nothing installed to build against"
+if [ -d "$stage/usr/src/cmstat-$ver" ]; then
+	ok=1
+	dev=$stage/usr/src/cmstat-$ver
+	client=$work/client
+	if ! make -j"$JOBS" -C "$client" KDIR="$kdir" CMSTAT_DIR="$dev" \
+		>"$work/client.log" 2>&1; then
+		ok=0
+		detail="build failed, log $work/client.log"
+		tail -n 20 "$work/client.log" | indent
+	else
+		deps=$(modinfo -F depends "$client/cmstat_demo.ko")
+		if grep -iE 'undefined|warning:|error:' "$work/client.log" | indent | grep .; then
+			ok=0
+		fi
+		case ",$deps," in
+		*,cmstat,*) ;;
+		*) ok=0; echo "cmstat_demo.ko depends on '$deps', not cmstat" ;;
+		esac
+		# The headers came from the stage, not from a tree next to it.
+		grep -q "$dev/include/cmstat/alloc.h" "$client/.cmstat_demo.o.cmd" ||
+			{ ok=0; echo "cmstat_demo.o was not compiled against $dev/include"; }
+		if grep -qE "($CMSTAT_ROOT|$src)/include/cmstat" "$client/.cmstat_demo.o.cmd"; then
+			ok=0
+			echo "cmstat_demo.o used the source tree's headers"
+		fi
+		detail="no undefined symbol, depends: $deps, headers from stage"
+	fi
+fi
+check "sample client built alone against the installed files" "$ok" "$detail"
+
+# --- modinfo: of what dkms built (what users get), else of make install's
+# build; the client's and the benchmark's too
+[ -n "$dkms_ko" ] || dkms_ko=$src/module/cmstat.ko
+if [ -e "$dkms_ko" ] && [ -e "$src/module/cmstat.mod" ]; then
+	check_modinfo cmstat.ko "$dkms_ko" "$src/module/cmstat.mod" "$ver"
+else
+	check "modinfo cmstat.ko" 0 "cmstat.ko was not built"
+fi
+if [ -e "$work/client/cmstat_demo.ko" ]; then
+	check_modinfo cmstat_demo.ko "$work/client/cmstat_demo.ko" \
+		"$work/client/cmstat_demo.mod"
+fi
+if [ -e "$src/module/cmstat_bench.ko" ]; then
+	check_modinfo cmstat_bench.ko "$src/module/cmstat_bench.ko" \
+		"$src/module/cmstat_bench.mod"
+else
+	check "modinfo cmstat_bench.ko" 0 "cmstat_bench.ko was not built"
+fi
+
+# --- make uninstall leaves the stage as empty as it found it
+ok=1
+if ! make -C "$src" uninstall DESTDIR="$stage" KDIR="$kdir" \
+	>"$work/uninstall.log" 2>&1; then
+	ok=0
+	tail -n 20 "$work/uninstall.log" | indent
+fi
+left=$(find "$stage" -type f 2>/dev/null | sed "s|^$stage/||" || true)
+[ -z "$left" ] || { ok=0; echo "$left" | indent; }
+check "make uninstall DESTDIR=stage" "$ok" "$(echo "$left" | grep -c .) files left"
+
+echo "packaging checks took $(($(date +%s) - start)) s; work directory $work"
+exit $fail
