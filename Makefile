@@ -2,8 +2,9 @@
 #
 # cmstat: consistent per-CPU memory statistics.
 #
-#   make [KDIR=...]   build cmstat.ko (and the KUnit module if KDIR has KUnit,
-#                     unless CMSTAT_KUNIT= is given)
+#   make [KDIR=...]   build cmstat.ko, the sample client, the benchmark module
+#                     (not with CMSTAT_BENCH=) and the KUnit modules if KDIR
+#                     has KUnit (not with CMSTAT_KUNIT=)
 #   make clean
 #   make install      modules into /lib/modules/<release>/extra; headers and
 #                     Module.symvers into /usr/src/cmstat-<version>/ for client
@@ -52,8 +53,13 @@ install-paths:
 	@test -n "$(VERSION)" || { echo "no MODULE_VERSION in module/main.c" >&2; exit 1; }
 	@test -n "$(KERNELRELEASE)" || { echo "no kernel release in $(KDIR)" >&2; exit 1; }
 
-install: install-paths modules
-	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_DIR=extra \
+# Installed: cmstat.ko and the sample client, not the benchmark and KUnit
+# modules, which exist for this tree's tests (see Kbuild).
+INSTALLED = CMSTAT_BENCH= CMSTAT_KUNIT=
+
+install: install-paths
+	$(MAKE) -C $(KDIR) M=$(CURDIR) $(INSTALLED) modules
+	$(MAKE) -C $(KDIR) M=$(CURDIR) $(INSTALLED) INSTALL_MOD_DIR=extra \
 		INSTALL_MOD_PATH=$(DESTDIR)$(INSTALL_MOD_PATH) modules_install
 	install -d $(DEVDIR)/include/cmstat $(DEVDIR)/$(KERNELRELEASE)
 	install -m 0644 include/cmstat/*.h $(DEVDIR)/include/cmstat/

@@ -30,11 +30,14 @@ const u32 cmstat_class_sizes[CMSTAT_NR_CLASSES] = {
 	18432, 20480, 22528, 24576, 26624, 28672, 30720, 32768,
 };
 
-/* Filled at load, read by cmstat_class_of() (internal.h). */
-u8 cmstat_class_by_8[CMSTAT_BY_8_ENTRIES];
-u8 cmstat_class_by_128[CMSTAT_BY_128_ENTRIES];
-
-struct kmem_cache *cmstat_class_caches[CMSTAT_NR_CLASSES];
+/*
+ * Filled at load, read inline by the allocator (internal.h), and read-only
+ * after load: a cache pointer that could be overwritten would redirect
+ * allocations.
+ */
+u8 cmstat_class_by_8[CMSTAT_BY_8_ENTRIES] __ro_after_init;
+u8 cmstat_class_by_128[CMSTAT_BY_128_ENTRIES] __ro_after_init;
+struct kmem_cache *cmstat_class_caches[CMSTAT_NR_CLASSES] __ro_after_init;
 static char class_cache_names[CMSTAT_NR_CLASSES][16];
 
 /**
@@ -98,10 +101,9 @@ void cmstat_classes_exit(void)
 {
 	unsigned int class;
 
-	for (class = 0; class < CMSTAT_NR_CLASSES; class++) {
+	/* Not reset to NULL: read-only once loaded, and never read again. */
+	for (class = 0; class < CMSTAT_NR_CLASSES; class++)
 		kmem_cache_destroy(cmstat_class_caches[class]);
-		cmstat_class_caches[class] = NULL;
-	}
 }
 
 int cmstat_classes_init(void)

@@ -10,24 +10,7 @@
 #include <cmstat/alloc.h>
 #include <cmstat/counters.h>
 
-/*
- * A heap's counter set (heap.c), cumulative counters only: everything "live"
- * is derived when read.  The benchmark reads sets of the same size.
- */
-enum {
-	HC_ALLOC_BYTES,
-	HC_FREE_BYTES,
-	HC_REQUESTED_ALLOC_BYTES,
-	HC_REQUESTED_FREE_BYTES,
-	HC_LARGE_MALLOCS,
-	HC_LARGE_FREES,
-	HC_LARGE_ALLOC_BYTES,
-	HC_LARGE_FREE_BYTES,
-	HC_FAILED_ALLOCS,
-	HC_CLASS_MALLOCS,
-	HC_CLASS_FREES = HC_CLASS_MALLOCS + CMSTAT_NR_CLASSES,
-	HC_NR = HC_CLASS_FREES + CMSTAT_NR_CLASSES,
-};
+#include "heap_layout.h"
 
 /* counters.c */
 void cmstat_accounting_init(bool enable);

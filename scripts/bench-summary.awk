@@ -1,31 +1,45 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # bench-summary.awk: the tables and "ratio" lines of make bench, from the
-# lines "sample GROUP CASE VARIANT NS" that cmstat_bench printed.  Every
-# figure is the median of its samples; every ratio divides two medians.
+# lines "sample GROUP CASE VARIANT NS" and "info NAME VALUE" that
+# cmstat_bench printed.  Cases and variants are shown in the order they
+# first appear, so a case added to the module shows up here by itself.
+# Every figure is the median of its samples, and must have exactly `runs`
+# of them (3 * runs for the reader); every ratio divides two medians.
 # Variables: allcpus (vCPUs of the writer VM), runs, disasm (the summary
 # line of scripts/disasm-writer.sh).
 
-$1 == "info" && $2 == "reader_counters" {
-	nr_counters = $3
+BEGIN {
+	note["cmstat"] = "consistent"
+	note["cmstat_mb"] = "cmstat + smp_mb(): the fence the reader's IPI saves"
+	note["this_cpu_add"] = "floor: no consistency"
+	note["seed"] = "Go's design: shared ring, atomics"
+	note["percpu_counter"] = "default batch: byte deltas fold under its lock"
+	note["percpu_counter_nofold"] = "batch never reached: its fast path"
+	note["atomic64"] = "shared cache line"
+}
+
+$1 == "info" {
+	info[$2] = $3
 }
 
 $1 == "sample" {
 	key = $2 " " $3 " " $4
-	n[key]++
-	v[key, n[key]] = $5
-	if ($2 == "reader" && !($4 in seen_cpus)) {
-		seen_cpus[$4] = 1
-		cpus[++ncpus] = $4
-	}
+	if (!(($2, $3) in seen_case))
+		cases[$2, ++ncases[$2]] = $3
+	if (!(($2, $4) in seen_variant))
+		variants[$2, ++nvariants[$2]] = $4
+	seen_case[$2, $3] = seen_variant[$2, $4] = 1
+	v[key, ++n[key]] = $5
 }
 
-function median(key,    i, j, t, a, m) {
+function median(key,    i, j, t, a, m, want) {
 	m = n[key]
-	if (!m) {
-		missing = missing " " key
+	want = key ~ /^reader / ? 3 * runs : runs
+	if (m != want)
+		short = short sprintf("\n  %s: %d samples, %d expected", key, m, want)
+	if (!m)
 		return 0
-	}
 	for (i = 1; i <= m; i++)
 		a[i] = v[key, i] + 0
 	for (i = 2; i <= m; i++)	# insertion sort: a handful of samples
@@ -35,70 +49,90 @@ function median(key,    i, j, t, a, m) {
 	return m % 2 ? a[(m + 1) / 2] : (a[m / 2] + a[m / 2 + 1]) / 2
 }
 
-function ratio(name, value) {
-	ratios = ratios sprintf("ratio %s %.2f\n", name, value)
+function ratio(name, a, b) {
+	ratios = ratios sprintf("ratio %s %.2f\n", name, b ? a / b : 0)
 }
 
-function div(a, b) {
-	return b ? a / b : 0
+function pct(name, a, b) {
+	ratios = ratios sprintf("ratio %s %.2f\n", name, b ? 100 * (a / b - 1) : 0)
+}
+
+function writers(    i, c) {
+	printf "writer: one section adding 64, 1, 64, -1 to 4 counters, ns per section\n"
+	printf "  %-22s %10s %12s\n", "", "1 CPU", "all " allcpus " CPUs"
+	for (i = 1; i <= ncases["writer"]; i++) {
+		c = cases["writer", i]
+		w1[c] = median("writer " c " 1cpu")
+		wa[c] = median("writer " c " allcpu")
+		printf "  %-22s %10.2f %12.2f   (%s)\n", c, w1[c], wa[c], note[c]
+	}
+	printf "  disassembly of the cmstat section: %s\n\n", disasm
+	ratio("writer_vs_floor_1cpu", w1["cmstat"], w1["this_cpu_add"])
+	ratio("writer_vs_floor_allcpu", wa["cmstat"], wa["this_cpu_add"])
+	ratio("fence_vs_cmstat_1cpu", w1["cmstat_mb"], w1["cmstat"])
+	ratio("fence_vs_cmstat_allcpu", wa["cmstat_mb"], wa["cmstat"])
+	ratio("seed_vs_cmstat_1cpu", w1["seed"], w1["cmstat"])
+	ratio("seed_vs_cmstat_allcpu", wa["seed"], wa["cmstat"])
+	ratio("percpu_counter_vs_cmstat_1cpu", w1["percpu_counter"], w1["cmstat"])
+	ratio("percpu_counter_vs_cmstat_allcpu", wa["percpu_counter"], wa["cmstat"])
+	ratio("percpu_counter_nofold_vs_cmstat_1cpu", w1["percpu_counter_nofold"], w1["cmstat"])
+	ratio("percpu_counter_nofold_vs_cmstat_allcpu", wa["percpu_counter_nofold"], wa["cmstat"])
+	ratio("atomic64_vs_cmstat_allcpu", wa["atomic64"], wa["cmstat"])
+}
+
+function readers(    i, j, c, m) {
+	printf "reader: one snapshot of a heap's counter set (%d counters), us, no writer running;\n",
+		info["reader_counters"]
+	printf "  rcu_expedited: one synchronize_rcu_expedited(), what an RCU-based reader would wait instead of the IPI\n"
+	printf "  %-6s", "vCPUs"
+	for (j = 1; j <= ncases["reader"]; j++)
+		printf " %14s", cases["reader", j]
+	printf " %14s\n", "cmstat/naive"
+	for (i = 1; i <= nvariants["reader"]; i++) {
+		c = variants["reader", i]
+		printf "  %-6s", c
+		for (j = 1; j <= ncases["reader"]; j++) {
+			m[cases["reader", j]] = median("reader " cases["reader", j] " " c)
+			printf " %14.2f", m[cases["reader", j]] / 1000
+		}
+		printf " %14.2f\n", m["naive_sum"] ? m["cmstat"] / m["naive_sum"] : 0
+		ratio("reader_vs_naive_" c, m["cmstat"], m["naive_sum"])
+		ratio("reader_vs_seed_" c, m["cmstat"], m["seed"])
+	}
+	printf "\n"
+}
+
+function allocs(    i, j, s, m) {
+	printf "allocator: one alloc + free pair, ns\n"
+	printf "  %-6s", "size"
+	for (j = 1; j <= ncases["alloc"]; j++)
+		printf " %11s", cases["alloc", j]
+	printf " %14s %9s\n", "on/kmem_cache", "on/off"
+	for (i = 1; i <= nvariants["alloc"]; i++) {
+		s = variants["alloc", i]
+		printf "  %-6s", s
+		for (j = 1; j <= ncases["alloc"]; j++) {
+			m[cases["alloc", j]] = median("alloc " cases["alloc", j] " " s)
+			printf " %11.2f", m[cases["alloc", j]]
+		}
+		printf " %+13.1f%% %+8.1f%%\n",
+			m["kmem_cache"] ? 100 * (m["cmstat_on"] / m["kmem_cache"] - 1) : 0,
+			m["cmstat_off"] ? 100 * (m["cmstat_on"] / m["cmstat_off"] - 1) : 0
+		pct("alloc_overhead_pct_" s, m["cmstat_on"], m["kmem_cache"])
+		pct("alloc_accounting_pct_" s, m["cmstat_on"], m["cmstat_off"])
+	}
 }
 
 END {
-	nw = split("cmstat this_cpu_add seed percpu_counter percpu_counter_nofold atomic64", wcase, " ")
-	split("(consistent)|(floor: no consistency)|(Go's design: shared ring, atomics)|(default batch: byte deltas fold under its lock)|(batch never reached: its fast path)|(shared cache line)", wnote, "|")
-	printf "writer: one section adding 64, 1, 64, -1 to 4 counters, ns per section\n"
-	printf "  %-22s %10s %12s\n", "", "1 CPU", "all " allcpus " CPUs"
-	for (i = 1; i <= nw; i++) {
-		w1[wcase[i]] = median("writer " wcase[i] " 1cpu")
-		wa[wcase[i]] = median("writer " wcase[i] " allcpu")
-		printf "  %-22s %10.2f %12.2f   %s\n", wcase[i], w1[wcase[i]], wa[wcase[i]], wnote[i]
-	}
-	ratio("writer_vs_floor_1cpu", div(w1["cmstat"], w1["this_cpu_add"]))
-	ratio("writer_vs_floor_allcpu", div(wa["cmstat"], wa["this_cpu_add"]))
-	ratio("seed_vs_cmstat_1cpu", div(w1["seed"], w1["cmstat"]))
-	ratio("seed_vs_cmstat_allcpu", div(wa["seed"], wa["cmstat"]))
-	ratio("percpu_counter_vs_cmstat_1cpu", div(w1["percpu_counter"], w1["cmstat"]))
-	ratio("percpu_counter_vs_cmstat_allcpu", div(wa["percpu_counter"], wa["cmstat"]))
-	ratio("percpu_counter_nofold_vs_cmstat_1cpu", div(w1["percpu_counter_nofold"], w1["cmstat"]))
-	ratio("percpu_counter_nofold_vs_cmstat_allcpu", div(wa["percpu_counter_nofold"], wa["cmstat"]))
-	ratio("atomic64_vs_cmstat_allcpu", div(wa["atomic64"], wa["cmstat"]))
-	printf "  disassembly of the cmstat section: %s\n\n", disasm
-
-	printf "reader: one snapshot of a heap's counter set (%d counters), us, no writer running;\n", nr_counters
-	printf "  rcu_expedited: one synchronize_rcu_expedited(), what an RCU-based reader would wait instead of the IPI\n"
-	printf "  %-6s %10s %10s %10s %14s %15s\n", "vCPUs", "cmstat", "naive_sum", "seed",
-		"cmstat/naive", "rcu_expedited"
-	for (i = 1; i <= ncpus; i++) {
-		c = cpus[i]
-		rc = median("reader cmstat " c)
-		rn = median("reader naive_sum " c)
-		rs = median("reader seed " c)
-		re = median("reader rcu_expedited " c)
-		printf "  %-6s %10.2f %10.2f %10.2f %14.2f %15.2f\n", c, rc / 1000, rn / 1000,
-			rs / 1000, div(rc, rn), re / 1000
-		ratio("reader_vs_naive_" c, div(rc, rn))
-		ratio("reader_vs_seed_" c, div(rc, rs))
-	}
-	printf "\n"
-
-	printf "allocator: one alloc + free pair, ns\n"
-	printf "  %-6s %10s %10s %11s %10s %15s %13s\n", "size", "cmstat_on", "cmstat_off",
-		"kmem_cache", "kmalloc", "on/kmem_cache", "on/off"
-	split("8 64 256 1024 4096 16384 65536", sizes, " ")
-	for (i = 1; i <= 7; i++) {
-		s = sizes[i]
-		on = median("alloc cmstat_on " s)
-		off = median("alloc cmstat_off " s)
-		kc = median("alloc kmem_cache " s)
-		km = median("alloc kmalloc " s)
-		printf "  %-6s %10.2f %10.2f %11.2f %10.2f %+14.1f%% %+12.1f%%\n", s, on, off, kc, km,
-			100 * (div(on, kc) - 1), 100 * (div(on, off) - 1)
-		ratio("alloc_overhead_pct_" s, 100 * (div(on, kc) - 1))
-		ratio("alloc_accounting_pct_" s, 100 * (div(on, off) - 1))
-	}
+	if (ncases["writer"])
+		writers()
+	if (ncases["reader"])
+		readers()
+	if (ncases["alloc"])
+		allocs()
 	printf "\n%s", ratios
-	if (missing != "") {
-		printf "missing samples:%s\n", missing
+	if (short != "") {
+		printf "error: wrong sample counts:%s\n", short
 		exit 1
 	}
 }

@@ -5,8 +5,8 @@
 # stock 6.12 headers, boot Debian's stock 6.12 kernel in QEMU TCG, and
 # measure the writer and allocator groups with SMP vCPUs, then the reader
 # group once per vCPU count in READER_CPUS.  Every figure printed is the
-# median of RUNS samples (3 * RUNS for the reader, whose VMs have more vCPUs
-# than the host has cores); every ratio is computed from those medians.
+# median of RUNS samples (3 * RUNS for the reader, whose VMs may have more
+# vCPUs than the host has cores); every ratio is computed from those medians.
 #
 # Knobs: SMP=N (default: the host's CPU count, so that "all CPUs" really
 # run at once), RUNS=N (default 5, at least 5), READER_CPUS="1 2 4 8 16"
@@ -28,14 +28,10 @@ mkdir -p "$LOGDIR" "$BUILDDIR"
 start=$(date +%s)
 
 ensure_pkgs "${HOST_PKGS[@]}" binutils
-abi=$(stock_abi 6.12)
-kdir="/usr/src/linux-headers-$abi"
-root=$(stock_kernel_dir "$abi")
-dir="$BUILDDIR/bench-$abi"
-build_tree "$dir" "$kdir" ||
-	{ tail -n 20 "$dir.log"; die "build against $kdir failed"; }
+stock_612_tree bench
 initrd="$BUILDDIR/initramfs-bench.gz"
-make_initramfs "$initrd" "$CMSTAT_ROOT/scripts/guest/bench-init" "$dir"/module/*.ko
+make_initramfs "$initrd" "$CMSTAT_ROOT/scripts/guest/bench-init" \
+	"$STOCK_TREE"/module/*.ko "$STOCK_TREE"/bench/*.ko
 
 samples="$LOGDIR/bench.samples"
 : >"$samples"
@@ -44,22 +40,22 @@ samples="$LOGDIR/bench.samples"
 boot() {
 	local log="$LOGDIR/bench-$1.log" rc=0
 	log "$1: $2 vCPUs, console log $log"
-	run_vm "$root/boot/vmlinuz-$abi" "$initrd" "$log" $((600 + 60 * $2)) "$2" \
+	run_vm "$STOCK_KERNEL" "$initrd" "$log" $((600 + 60 * $2)) "$2" \
 		quiet $BOOT_ARGS "cmstat.bench=$3" "cmstat.runs=$RUNS" || rc=$?
 	sed -n '/cmstat-bench-begin/,/cmstat-bench-end/p' "$log" | tr -d '\r' >"$log.out"
 	grep -q cmstat-bench-end "$log.out" || die "$1 did not finish (QEMU status $rc), see $log"
 	! grep -E '^(error|warning) ' "$log.out" || die "$1 reported the above, see $log"
-	grep -E '^(sample|info) ' "$log.out" >>"$samples"
+	grep -E '^(sample|info) ' "$log.out" >>"$samples" || die "$1 printed no samples, see $log"
 }
 
 boot main "$SMP" main
 for n in $READER_CPUS; do
 	boot "reader-$n" "$n" reader
 done
-disasm=$(bash "$CMSTAT_ROOT/scripts/disasm-writer.sh" "$kdir" | tail -n 1)
+disasm=$(bash "$CMSTAT_ROOT/scripts/disasm-writer.sh" "$STOCK_KDIR" | tail -n 1)
 
 echo "cmstat benchmarks, $(date -u +%Y-%m-%d)"
-echo "guest: Debian's stock $abi in $(qemu-system-x86_64 --version | head -n1 | sed 's/ (.*//'), TCG (emulated, no KVM), -cpu max, 2 GiB"
+echo "guest: Debian's stock $STOCK_ABI in $(qemu-system-x86_64 --version | head -n1 | sed 's/ (.*//'), TCG (emulated, no KVM), -cpu max, 2 GiB"
 echo "host: $(lscpu | sed -n 's/^Model name: *//p'), $(nproc) CPUs"
 echo "guest kernel command line adds: ${BOOT_ARGS:-nothing}"
 echo "figures: medians of $RUNS samples ($((RUNS * 3)) for the reader), raw samples in $samples"

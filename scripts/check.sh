@@ -145,7 +145,7 @@ test_vm_prepare() {
 	build_modules "$flavour" "$kdir"
 	make_initramfs "$BUILDDIR/initramfs-$flavour.gz" \
 		"$CMSTAT_ROOT/scripts/guest/init" \
-		"$BUILDDIR/$flavour"/module/*.ko \
+		"$BUILDDIR/$flavour"/module/*.ko "$BUILDDIR/$flavour"/bench/*.ko \
 		"$BUILDDIR/$flavour"/samples/client/*.ko "$BUILDDIR/$flavour"/kunit/*.ko
 	VMS+=("$flavour $kdir/arch/x86/boot/bzImage $BUILDDIR/initramfs-$flavour.gz $LOGDIR/check-$flavour.log $VM_TIMEOUT")
 }
@@ -224,10 +224,14 @@ KSRC=$(kernel_source)
 # The packaging checks take one core for some 15 s.  The builds and lint
 # below are serial, so the checks run beside them on the other core, and
 # are collected before any VM boots, whose vCPUs they would slow.
+# Everything it installs is installed here, first: two apt runs at once
+# would fight over dpkg's lock.
 ensure_pkgs dkms
+pkg_abi=$(stock_abi 6.12)
 pkg_log=$BUILDDIR/packaging.log
-JOBS=1 bash "$CMSTAT_ROOT/scripts/packaging.sh" "$(stock_abi 6.12)" >"$pkg_log" 2>&1 &
+JOBS=1 bash "$CMSTAT_ROOT/scripts/packaging.sh" "$pkg_abi" >"$pkg_log" 2>&1 &
 pkg_pid=$!
+trap 'kill "$pkg_pid" 2>/dev/null' EXIT
 
 stock_abis=
 for series in 6.1 6.12; do

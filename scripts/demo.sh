@@ -15,20 +15,14 @@ BUILDDIR=$CMSTAT_ROOT/.build
 mkdir -p "$LOGDIR" "$BUILDDIR"
 
 ensure_pkgs "${HOST_PKGS[@]}"
-abi=$(stock_abi 6.12)
-kdir="/usr/src/linux-headers-$abi"
-root=$(stock_kernel_dir "$abi")
-
-dir="$BUILDDIR/demo-$abi"
-build_tree "$dir" "$kdir" ||
-	{ tail -n 20 "$dir.log"; die "build against $kdir failed"; }
-
+stock_612_tree demo
 initrd="$BUILDDIR/initramfs-demo.gz"
-make_initramfs "$initrd" "$CMSTAT_ROOT/scripts/guest/demo-init" "$dir"/module/*.ko "$dir"/samples/client/*.ko
+make_initramfs "$initrd" "$CMSTAT_ROOT/scripts/guest/demo-init" \
+	"$STOCK_TREE"/module/*.ko "$STOCK_TREE"/samples/client/*.ko
 log="$LOGDIR/demo.log"
-log "booting Debian's $abi with $SMP vCPUs, console log: $log"
+log "booting Debian's $STOCK_ABI with $SMP vCPUs, console log: $log"
 rc=0
-run_vm "$root/boot/vmlinuz-$abi" "$initrd" "$log" 300 "$SMP" quiet || rc=$?
+run_vm "$STOCK_KERNEL" "$initrd" "$log" 300 "$SMP" quiet || rc=$?
 sed -n '/cmstat-demo-begin/,/cmstat-demo-end/p' "$log" | tr -d '\r' |
 	grep -v 'cmstat-demo-'
 grep -q cmstat-demo-end "$log" || die "the demo did not finish (status $rc), see $log"

@@ -66,14 +66,35 @@ stock_kernel_dir() {
 	echo "$dir/root"
 }
 
-# build_tree DIR KDIR [MAKEARG...]: copy the sources into DIR (emptied
-# first) and build the modules there against KDIR; the log is DIR.log.
+# What a build of the modules needs from the tree.
+TREE_FILES=(Kbuild Makefile dkms.conf include module bench samples kunit)
+
+# copy_tree DIR: the sources into DIR, emptied first.
+copy_tree() {
+	rm -rf "$1" && mkdir -p "$1"
+	cp -r "${TREE_FILES[@]/#/$CMSTAT_ROOT/}" "$1/"
+}
+
+# build_tree DIR KDIR [MAKEARG...]: copy the sources into DIR and build the
+# modules there against KDIR; the log is DIR.log.
 build_tree() {
 	local dir=$1 kdir=$2
 	shift 2
-	rm -rf "$dir" && mkdir -p "$dir"
-	cp -r "$CMSTAT_ROOT"/{Kbuild,Makefile,include,module,samples,kunit} "$dir/"
+	copy_tree "$dir"
 	make -C "$dir" KDIR="$kdir" "$@" >"$dir.log" 2>&1
+}
+
+# stock_612_tree NAME: build the tree against Debian's stock 6.12 headers
+# in $BUILDDIR/NAME-<abi> (for the demo and the benchmarks, which boot that
+# kernel); sets STOCK_ABI, STOCK_KDIR, STOCK_KERNEL (its vmlinuz) and
+# STOCK_TREE.
+stock_612_tree() {
+	STOCK_ABI=$(stock_abi 6.12)
+	STOCK_KDIR=/usr/src/linux-headers-$STOCK_ABI
+	STOCK_KERNEL=$(stock_kernel_dir "$STOCK_ABI")/boot/vmlinuz-$STOCK_ABI
+	STOCK_TREE=$BUILDDIR/$1-$STOCK_ABI
+	build_tree "$STOCK_TREE" "$STOCK_KDIR" ||
+		{ tail -n 20 "$STOCK_TREE.log"; die "build against $STOCK_KDIR failed"; }
 }
 
 # kernel_source: unpack Debian's linux-source-6.12 once per package version

@@ -28,7 +28,7 @@ gate() {	# gate NAME OK DETAIL
 
 cd "$CMSTAT_ROOT"
 files=$(git ls-files -co --exclude-standard '*.c' '*.h' 2>/dev/null ||
-	find include module samples kunit scripts -name '*.[ch]')
+	find include module bench samples kunit scripts -name '*.[ch]')
 "$ksrc/scripts/checkpatch.pl" --strict --no-tree --quiet --show-types \
 	-f $files >"$dir/checkpatch" 2>&1
 read -r e w c < <(awk '/^total:/ { e += $2; w += $4; c += $6 }
@@ -44,7 +44,7 @@ warn=$(grep -cE 'warning:|error:' "$dir/tree.log")
 gate "sparse C=2 and W=1" "$([ "$warn" = 0 ] && [ "$checked" -gt 0 ] && echo 1)" \
 	"$checked files checked by sparse, $warn warnings"
 
-"$ksrc/scripts/kernel-doc" -Wall -none include/cmstat/*.h module/*.c samples/client/*.c \
+"$ksrc/scripts/kernel-doc" -Wall -none include/cmstat/*.h module/*.c bench/*.c samples/client/*.c \
 	>"$dir/kdoc" 2>&1
 kd=$(grep -c . "$dir/kdoc")
 [ "$kd" = 0 ] || head -n 20 "$dir/kdoc"

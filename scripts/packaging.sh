@@ -81,8 +81,7 @@ check_modinfo() {
 
 rm -rf "$work" && mkdir -p "$work"
 # A copy of the sources without build products, as a release would have.
-mkdir -p "$src"
-cp -r "$CMSTAT_ROOT"/{Kbuild,Makefile,dkms.conf,include,module,samples,kunit} "$src/"
+copy_tree "$src"
 find "$src" \( -name '*.o' -o -name '*.ko' -o -name '*.mod' -o -name '*.mod.c' -o \
 	-name '.*.cmd' -o -name Module.symvers -o -name modules.order \) -delete
 cp -r "$src/samples/client" "$work/client"
@@ -205,7 +204,7 @@ if [ -d "$stage/usr/src/cmstat-$ver" ]; then
 		detail="build failed, log $work/client.log"
 		tail -n 20 "$work/client.log" | indent
 	else
-		deps=$(modinfo -F depends "$client/cmstat_demo.ko")
+		deps=$(modinfo -F depends "$client/cmstat_demo.ko" || true)
 		if grep -iE 'undefined|warning:|error:' "$work/client.log" | indent | grep .; then
 			ok=0
 		fi
@@ -226,7 +225,7 @@ fi
 check "sample client built alone against the installed files" "$ok" "$detail"
 
 # --- modinfo: of what dkms built (what users get), else of make install's
-# build; the client's and the benchmark's too
+# build; the client's too
 [ -n "$dkms_ko" ] || dkms_ko=$src/module/cmstat.ko
 if [ -e "$dkms_ko" ] && [ -e "$src/module/cmstat.mod" ]; then
 	check_modinfo cmstat.ko "$dkms_ko" "$src/module/cmstat.mod" "$ver"
@@ -236,12 +235,6 @@ fi
 if [ -e "$work/client/cmstat_demo.ko" ]; then
 	check_modinfo cmstat_demo.ko "$work/client/cmstat_demo.ko" \
 		"$work/client/cmstat_demo.mod"
-fi
-if [ -e "$src/module/cmstat_bench.ko" ]; then
-	check_modinfo cmstat_bench.ko "$src/module/cmstat_bench.ko" \
-		"$src/module/cmstat_bench.mod"
-else
-	check "modinfo cmstat_bench.ko" 0 "cmstat_bench.ko was not built"
 fi
 
 # --- make uninstall leaves the stage as empty as it found it

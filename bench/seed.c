@@ -21,9 +21,9 @@
 #define SEED_SLOTS	3
 
 /* Return: the seed state with all counters zero, or NULL. */
-struct bench_seed *bench_seed_alloc(unsigned int nr)
+struct cmstat_bench_seed *cmstat_bench_seed_alloc(unsigned int nr)
 {
-	struct bench_seed *seed = kzalloc(sizeof(*seed), GFP_KERNEL);
+	struct cmstat_bench_seed *seed = kzalloc(sizeof(*seed), GFP_KERNEL);
 
 	if (!seed)
 		return NULL;
@@ -32,18 +32,19 @@ struct bench_seed *bench_seed_alloc(unsigned int nr)
 	seed->ring = kcalloc(SEED_SLOTS * nr, sizeof(*seed->ring), GFP_KERNEL);
 	seed->seq = alloc_percpu(atomic_t);
 	if (!seed->ring || !seed->seq) {
-		bench_seed_free(seed);
+		cmstat_bench_seed_free(seed);
 		return NULL;
 	}
 	return seed;
 }
 
-void bench_seed_free(struct bench_seed *seed)
+void cmstat_bench_seed_free(struct cmstat_bench_seed *seed)
 {
 	if (!seed)
 		return;
 	free_percpu(seed->seq);
 	kfree(seed->ring);
+	mutex_destroy(&seed->lock);
 	kfree(seed);
 }
 
@@ -51,9 +52,9 @@ void bench_seed_free(struct bench_seed *seed)
  * Open a section: returns the shared slot to atomic64_add() into.  The
  * atomic increment is a full barrier, which orders the seq store before
  * the gen load (the seed's answer to store buffering: the writer pays);
- * pairs with xchg() of ->gen in bench_seed_read().
+ * pairs with xchg() of ->gen in cmstat_bench_seed_read().
  */
-atomic64_t *bench_seed_acquire(struct bench_seed *seed)
+atomic64_t *cmstat_bench_seed_acquire(struct cmstat_bench_seed *seed)
 {
 	unsigned int gen;
 
@@ -63,7 +64,7 @@ atomic64_t *bench_seed_acquire(struct bench_seed *seed)
 	return seed->ring + gen * seed->nr;
 }
 
-void bench_seed_release(struct bench_seed *seed)
+void cmstat_bench_seed_release(struct cmstat_bench_seed *seed)
 {
 	/* Fully ordered: the adds are visible before the counter is even. */
 	WARN_ON_ONCE(atomic_inc_return(this_cpu_ptr(seed->seq)) & 1);
@@ -75,7 +76,7 @@ void bench_seed_release(struct bench_seed *seed)
  * starve behind a CPU that writes back to back), fold the closed slot into
  * the accumulated one and copy it out.
  */
-void bench_seed_read(struct bench_seed *seed, u64 *totals)
+void cmstat_bench_seed_read(struct cmstat_bench_seed *seed, u64 *totals)
 {
 	unsigned int cur, prev, i, cpu;
 	atomic64_t *acc, *closed;
@@ -85,12 +86,18 @@ void bench_seed_read(struct bench_seed *seed, u64 *totals)
 	prev = (cur + SEED_SLOTS - 1) % SEED_SLOTS;
 	/* Fully ordered; pairs with the writer's atomic_inc_return(). */
 	xchg(&seed->gen, (cur + 1) % SEED_SLOTS);
+	/*
+	 * Acquire: pairs with the fully ordered atomic_inc_return() in
+	 * cmstat_bench_seed_release(), so the closed slot is read after the
+	 * adds that preceded it (Go's atomic load is an acquire).
+	 */
 	for_each_possible_cpu(cpu)
-		while (atomic_read(per_cpu_ptr(seed->seq, cpu)) & 1)
+		while (atomic_read_acquire(per_cpu_ptr(seed->seq, cpu)) & 1)
 			cpu_relax();
 	/*
 	 * Slot cur is closed now and slot prev holds everything before it;
-	 * no writer touches either until the next two rotations.
+	 * no writer touches either until the next two rotations, so the
+	 * reads and sets below race with nothing (under ->lock).
 	 */
 	closed = seed->ring + cur * seed->nr;
 	acc = seed->ring + prev * seed->nr;

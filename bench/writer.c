@@ -7,13 +7,9 @@
 
 #include <linux/atomic.h>
 #include <linux/cache.h>
-#include <linux/completion.h>
 #include <linux/cpu.h>
-#include <linux/kthread.h>
 #include <linux/percpu.h>
 #include <linux/percpu_counter.h>
-#include <linux/slab.h>
-#include <linux/timekeeping.h>
 
 #include <cmstat/counters.h>
 
@@ -34,7 +30,7 @@
 /* What each case writes to; set up by writer_state_init(). */
 static struct cmstat_counters *cmstat_set;
 static u64 __percpu *floor_counters;
-static struct bench_seed *seed;
+static struct cmstat_bench_seed *seed;
 static struct percpu_counter pcp_counters[WRITER_COUNTERS];
 /* Shared by every CPU, on one cache line as a struct's fields would be. */
 static atomic64_t shared_counters[WRITER_COUNTERS] ____cacheline_aligned;
@@ -48,6 +44,30 @@ static noinline void write_cmstat(unsigned long iters)
 	for (i = 0; i < iters; i++) {
 		if (!cmstat_section_begin(&sec))
 			continue;
+		slot = cmstat_section_slot(cmstat_set);
+		cmstat_section_add(slot, 0, WRITER_BYTES);
+		cmstat_section_add(slot, 1, 1);
+		cmstat_section_add(slot, 2, WRITER_BYTES);
+		cmstat_section_add(slot, 3, -1);
+		cmstat_section_end(&sec);
+	}
+}
+
+/*
+ * cmstat's section with the fence its reader's IPI makes unnecessary: what
+ * the writer would pay if it ordered its seq store before its gen load
+ * itself, as the seed's does.
+ */
+static noinline void write_cmstat_mb(unsigned long iters)
+{
+	struct cmstat_section sec;
+	u64 __percpu *slot;
+	unsigned long i;
+
+	for (i = 0; i < iters; i++) {
+		if (!cmstat_section_begin(&sec))
+			continue;
+		smp_mb();	/* the measured cost; pairs with nothing */
 		slot = cmstat_section_slot(cmstat_set);
 		cmstat_section_add(slot, 0, WRITER_BYTES);
 		cmstat_section_add(slot, 1, 1);
@@ -76,12 +96,12 @@ static noinline void write_seed(unsigned long iters)
 	unsigned long i;
 
 	for (i = 0; i < iters; i++) {
-		slot = bench_seed_acquire(seed);
+		slot = cmstat_bench_seed_acquire(seed);
 		atomic64_add(WRITER_BYTES, &slot[0]);
 		atomic64_add(1, &slot[1]);
 		atomic64_add(WRITER_BYTES, &slot[2]);
 		atomic64_add(-1, &slot[3]);
-		bench_seed_release(seed);
+		cmstat_bench_seed_release(seed);
 	}
 }
 
@@ -128,70 +148,13 @@ static const struct {
 	void (*write)(unsigned long iters);
 } writer_cases[] = {
 	{ "cmstat", write_cmstat },
+	{ "cmstat_mb", write_cmstat_mb },
 	{ "this_cpu_add", write_floor },
 	{ "seed", write_seed },
 	{ "percpu_counter", write_percpu_counter },
 	{ "percpu_counter_nofold", write_percpu_counter_nofold },
 	{ "atomic64", write_atomic64 },
 };
-
-/*
- * One run of one case: a kthread per CPU, all released by one complete_all()
- * once created.  The threads sleep until then rather than spin: with
- * voluntary preemption a spinning thread would keep its CPU from the one
- * that has to release it.
- */
-struct writer_run {
-	void (*write)(unsigned long iters);
-	unsigned long iters;
-	struct completion start;
-	struct completion done;
-	atomic_t left;
-	atomic64_t total_ns;
-};
-
-static int writer_thread(void *arg)
-{
-	struct writer_run *run = arg;
-	u64 start;
-
-	wait_for_completion(&run->start);
-	start = ktime_get_ns();
-	run->write(run->iters);
-	atomic64_add(ktime_get_ns() - start, &run->total_ns);
-	if (atomic_dec_and_test(&run->left))
-		complete(&run->done);
-	return 0;
-}
-
-/* Return: 0 and the mean ns per thread in @mean_ns, or -ENOMEM. */
-static int writer_run_on(const struct cpumask *cpus, struct writer_run *run,
-			 u64 *mean_ns)
-{
-	unsigned int cpu, started = 0;
-	struct task_struct *t;
-
-	init_completion(&run->start);
-	init_completion(&run->done);
-	atomic64_set(&run->total_ns, 0);
-	/* No thread can finish before start, so left may be raised as we go. */
-	atomic_set(&run->left, 1);
-	for_each_cpu(cpu, cpus) {
-		t = kthread_create_on_cpu(writer_thread, run, cpu, "cmstat_bench/%u");
-		if (IS_ERR(t))
-			break;
-		atomic_inc(&run->left);
-		wake_up_process(t);
-		started++;
-	}
-	complete_all(&run->start);
-	if (!atomic_dec_and_test(&run->left))
-		wait_for_completion(&run->done);
-	if (started < cpumask_weight(cpus))
-		return -ENOMEM;
-	*mean_ns = div_u64(atomic64_read(&run->total_ns), started);
-	return 0;
-}
 
 static int writer_state_init(void)
 {
@@ -206,7 +169,7 @@ static int writer_state_init(void)
 	}
 	floor_counters = __alloc_percpu(WRITER_COUNTERS * sizeof(u64),
 					sizeof(u64));
-	seed = bench_seed_alloc(WRITER_COUNTERS);
+	seed = cmstat_bench_seed_alloc(WRITER_COUNTERS);
 	if (!floor_counters || !seed)
 		return -ENOMEM;
 	/* One at a time: percpu_counter_init_many() is 6.6 and later. */
@@ -225,7 +188,7 @@ static void writer_state_free(void)
 	/* A no-op on a counter that was never initialised. */
 	for (i = 0; i < WRITER_COUNTERS; i++)
 		percpu_counter_destroy(&pcp_counters[i]);
-	bench_seed_free(seed);
+	cmstat_bench_seed_free(seed);
 	free_percpu(floor_counters);
 	cmstat_counters_free(cmstat_set);
 	seed = NULL;
@@ -237,33 +200,29 @@ static void writer_state_free(void)
 static int writer_cases_on(const struct cpumask *cpus, const char *variant,
 			   unsigned long iters)
 {
-	struct writer_run *run = kzalloc(sizeof(*run), GFP_KERNEL);
 	unsigned int i;
 	u64 ns;
 	int err = 0;
 
-	if (!run)
-		return -ENOMEM;
-	run->iters = iters;
 	for (i = 0; i < ARRAY_SIZE(writer_cases) && !err; i++) {
-		run->write = writer_cases[i].write;
-		err = writer_run_on(cpus, run, &ns);
+		err = cmstat_bench_on_cpus(cpus, writer_cases[i].write, iters,
+					   &ns);
 		if (!err)
-			bench_report("writer", writer_cases[i].name, variant,
-				     ns, iters);
+			cmstat_bench_report("writer", writer_cases[i].name,
+					    variant, ns, iters);
 	}
-	kfree(run);
 	return err;
 }
 
 /**
- * bench_writers() - time every writer case on one CPU and on all CPUs
+ * cmstat_bench_writers() - time every writer case on one CPU and on all CPUs
  * @iters: sections per CPU per case
  *
- * Return: 0, -ENOMEM, or -EPERM when cmstat's accounting is off (its
+ * Return: 0, an error from cmstat_bench_on_cpus() or the set-up (-ENOMEM),
+ * or -EPERM when cmstat's accounting is off (its
  * sections would not write, and the comparison would be meaningless).
  */
-int bench_writers(unsigned long iters)
+int cmstat_bench_writers(unsigned long iters)
 {
 	int err;
 

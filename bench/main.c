@@ -38,15 +38,15 @@ module_param(alloc_iters, ulong, 0444);
 MODULE_PARM_DESC(alloc_iters, "Alloc + free pairs per size per sample (default 20000)");
 
 /**
- * bench_report() - print one measurement
+ * cmstat_bench_report() - print one measurement
  * @group: "writer", "reader" or "alloc"
  * @name: the case measured
  * @variant: what the case was measured at (CPUs, size)
  * @total_ns: time taken by @ops operations
  * @ops: operations timed
  */
-void bench_report(const char *group, const char *name, const char *variant,
-		  u64 total_ns, u64 ops)
+void cmstat_bench_report(const char *group, const char *name,
+			 const char *variant, u64 total_ns, u64 ops)
 {
 	u64 centi_ns = div64_u64(total_ns * 100, ops ? ops : 1);
 	u32 frac;
@@ -60,9 +60,9 @@ static const struct {
 	int (*run)(unsigned long iters);
 	unsigned long *iters;
 } bench_groups[] = {
-	{ "writer", bench_writers, &writer_iters },
-	{ "reader", bench_readers, &reader_iters },
-	{ "alloc", bench_allocs, &alloc_iters },
+	{ "writer", cmstat_bench_writers, &writer_iters },
+	{ "reader", cmstat_bench_readers, &reader_iters },
+	{ "alloc", cmstat_bench_allocs, &alloc_iters },
 };
 
 /* Return: the index of @name in bench_groups, or -EINVAL. */
@@ -99,6 +99,8 @@ static int __init cmstat_bench_init(void)
 	unsigned int run, i;
 	int err = 0;
 
+	if (mask == -ENOMEM)
+		return mask;
 	if (mask <= 0 || !runs || !writer_iters || !reader_iters || !alloc_iters) {
 		pr_err("bad parameters: groups=%s runs=%u, iterations must be > 0\n",
 		       groups, runs);

@@ -15,8 +15,10 @@
 #include <linux/slab.h>
 #include <linux/timekeeping.h>
 
+#include <cmstat/counters.h>
+
 #include "bench.h"
-#include "internal.h"
+#include "heap_layout.h"
 
 static void read_cmstat(void *set, u64 *totals)
 {
@@ -30,7 +32,7 @@ static void read_naive(void *set, u64 *totals)
 
 static void read_seed(void *seed, u64 *totals)
 {
-	bench_seed_read(seed, totals);
+	cmstat_bench_seed_read(seed, totals);
 }
 
 /*
@@ -53,21 +55,21 @@ static void time_reader(const char *name, void (*read)(void *, u64 *),
 	for (i = 0; i < iters; i++)
 		read(state, totals);
 	snprintf(cpus, sizeof(cpus), "%u", num_online_cpus());
-	bench_report("reader", name, cpus, ktime_get_ns() - start, iters);
+	cmstat_bench_report("reader", name, cpus, ktime_get_ns() - start, iters);
 }
 
 /**
- * bench_readers() - time one snapshot with each reader
+ * cmstat_bench_readers() - time one snapshot with each reader
  * @iters: snapshots per reader
  *
  * The variant printed is the number of online CPUs.  No writer runs.
  *
  * Return: 0 or -ENOMEM.
  */
-int bench_readers(unsigned long iters)
+int cmstat_bench_readers(unsigned long iters)
 {
 	struct cmstat_counters *set = cmstat_counters_alloc(HC_NR);
-	struct bench_seed *seed = bench_seed_alloc(HC_NR);
+	struct cmstat_bench_seed *seed = cmstat_bench_seed_alloc(HC_NR);
 	u64 *totals = kcalloc(HC_NR, sizeof(*totals), GFP_KERNEL);
 	int err = -ENOMEM;
 
@@ -81,7 +83,7 @@ int bench_readers(unsigned long iters)
 		err = 0;
 	}
 	kfree(totals);
-	bench_seed_free(seed);
+	cmstat_bench_seed_free(seed);
 	cmstat_counters_free(set);
 	return err;
 }
