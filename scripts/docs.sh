@@ -60,15 +60,7 @@ if [ "$mode" = api ]; then
 	exit 0
 fi
 
-fail=0
-gate() {	# gate NAME OK DETAIL
-	if [ "$2" = 1 ]; then
-		printf 'PASS  docs: %s  (%s)\n' "$1" "$3"
-	else
-		printf 'FAIL  docs: %s  (%s)\n' "$1" "$3"
-		fail=1
-	fi
-}
+export GATE_PREFIX=${GATE_PREFIX:-docs}
 
 if generate "$tmp/api.rst" 2>"$tmp/gen.err"; then
 	kd=$(grep -c . "$tmp/kdoc.warn" || true)
@@ -87,5 +79,5 @@ else
 fi
 
 # docs_check.py prints its own two gate lines and the problems it found.
-"$PYTHON" scripts/docs_check.py "$CMSTAT_ROOT" || fail=1
-exit $fail
+"$PYTHON" scripts/docs_check.py "$CMSTAT_ROOT" || gate_failed=1
+exit $gate_failed

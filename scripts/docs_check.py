@@ -2,10 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0
 """docs_check.py ROOT: render the documentation and check its links.
 
-Prints two gate lines for scripts/docs.sh, each after the problems it found:
+Prints two gate lines for scripts/docs.sh, each after the problems it found
+(PREFIX is $GATE_PREFIX, "docs" unless scripts/lint.sh sets it):
 
-  PASS|FAIL  docs: docutils strict (N pages)
-  PASS|FAIL  docs: links (N links)
+  PASS|FAIL  PREFIX: docutils strict (N pages)
+  PASS|FAIL  PREFIX: links (N links)
 
 Rendering: every .rst under ROOT/Documentation goes through plain docutils
 (the html5 writer), the only renderer cmstat promises, and GitHub's.  Any
@@ -32,6 +33,7 @@ import urllib.parse
 import docutils
 import docutils.core
 
+PREFIX = os.environ.get('GATE_PREFIX', 'docs')
 MESSAGE = re.compile(r'\((DEBUG|INFO|WARNING|ERROR|SEVERE)/\d\)')
 SCHEME = re.compile(r'^[A-Za-z][A-Za-z0-9+.-]*:')
 
@@ -126,8 +128,8 @@ def main():
     # As in lint.sh: the problems first, then the gate line.
     for p in problems:
         print('  ' + p.replace(root + os.sep, ''))
-    print('%s  docs: docutils strict  (%d pages, %d messages, docutils %s)'
-          % ('FAIL' if problems else 'PASS', len(pages), len(problems),
+    print('%s  %s: docutils strict  (%d pages, %d messages, docutils %s)'
+          % ('FAIL' if problems else 'PASS', PREFIX, len(pages), len(problems),
              docutils.__version__))
 
     readme = os.path.join(root, 'README.md')
@@ -159,8 +161,9 @@ def main():
     checked = sum(1 for _, _, href in links if not SCHEME.match(href))
     for b in broken:
         print('  ' + b)
-    print('%s  docs: links  (%d links, %d between files, %d broken)'
-          % ('FAIL' if broken else 'PASS', checked, between, len(broken)))
+    print('%s  %s: links  (%d links, %d between files, %d broken)'
+          % ('FAIL' if broken else 'PASS', PREFIX, checked, between,
+             len(broken)))
     return 1 if problems or broken else 0
 
 

@@ -19,12 +19,7 @@ ksrc=${1:-$(kernel_source)}
 kdir=${2:-$(bash "$CMSTAT_ROOT/scripts/test-kernel.sh" debug)} || exit 1
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
-fail=0
-
-gate() {	# gate NAME OK DETAIL
-	[ "$2" = 1 ] && printf 'PASS  lint: %s  (%s)\n' "$1" "$3" ||
-		{ printf 'FAIL  lint: %s  (%s)\n' "$1" "$3"; fail=1; }
-}
+GATE_PREFIX=lint
 
 cd "$CMSTAT_ROOT"
 files=$(git ls-files -co --exclude-standard '*.c' '*.h' 2>/dev/null ||
@@ -50,15 +45,15 @@ kd=$(grep -c . "$dir/kdoc")
 [ "$kd" = 0 ] || head -n 20 "$dir/kdoc"
 gate "kernel-doc -Wall" "$([ "$kd" = 0 ] && echo 1)" "$kd warnings"
 
-# docs.sh prints its own gate lines; "lint: " is what make check counts.
-# Should it die before printing any FAIL line (say, apt cannot install
-# docutils), a gate of ours still records the failure.
-bash scripts/docs.sh check "$ksrc" >"$dir/docs" 2>&1
+# docs.sh prints its own gate lines, under our prefix.  Should it die
+# before printing any FAIL line (say, apt cannot install docutils), a gate
+# of ours still records the failure.
+GATE_PREFIX="lint: docs" bash scripts/docs.sh check "$ksrc" >"$dir/docs" 2>&1
 docs=$?
-sed 's/^\(PASS\|FAIL\)  docs: /\1  lint: docs: /' "$dir/docs"
+cat "$dir/docs"
 if [ "$docs" != 0 ]; then
-	fail=1
-	grep -q '^FAIL  docs: ' "$dir/docs" ||
+	gate_failed=1
+	grep -q '^FAIL  ' "$dir/docs" ||
 		gate "docs" 0 "scripts/docs.sh check exited with $docs"
 fi
-exit $fail
+exit $gate_failed

@@ -34,16 +34,7 @@ ensure_pkgs dkms
 work=$CMSTAT_ROOT/.build/packaging
 src=$work/cmstat
 stage=$work/stage
-fail=0
-
-check() {	# check NAME OK DETAIL
-	if [ "$2" = 1 ]; then
-		printf 'PASS  packaging: %s  (%s)\n' "$1" "$3"
-	else
-		printf 'FAIL  packaging: %s  (%s)\n' "$1" "$3"
-		fail=1
-	fi
-}
+GATE_PREFIX=packaging
 
 indent() { sed 's/^/    /'; }
 
@@ -75,7 +66,7 @@ check_modinfo() {
 		ok=0
 		echo "$name: parameters without MODULE_PARM_DESC: $missing"
 	fi
-	check "modinfo $name" "$ok" "version ${ver:-none}; $(echo "$declared" | grep -c .)\
+	gate "modinfo $name" "$ok" "version ${ver:-none}; $(echo "$declared" | grep -c .)\
  parameters declared, $(echo "$described" | grep -c .) described"
 }
 
@@ -94,7 +85,7 @@ v_dkms=$(bash -c '. "$1" && echo "$PACKAGE_NAME $PACKAGE_VERSION"' _ "$src/dkms.
 ok=0
 [ -n "$v_main" ] && [ "$v_make" = "$v_main" ] && [ "$v_dkms" = "cmstat $v_main" ] &&
 	ok=1
-check "version agrees" "$ok" \
+gate "version agrees" "$ok" \
 	"main.c '$v_main', make version '$v_make', dkms.conf '$v_dkms'"
 ver=$v_main
 # dkms goes by dkms.conf alone, so a disagreement fails one check, not all.
@@ -157,7 +148,7 @@ if [ "$ok" = 1 ]; then
 		indent <"$work/dkms-remove.log"
 	fi
 fi
-check "dkms add, build, install, remove against $abi" "$ok" "$detail"
+gate "dkms add, build, install, remove against $abi" "$ok" "$detail"
 dkms_ko=$(find "$work" -maxdepth 1 -name 'cmstat.ko*' | head -n1)
 
 # --- make install, and the client built against what it installed
@@ -190,7 +181,7 @@ else
 	fi
 	detail="${mods% }; headers and $abi/Module.symvers in usr/src/cmstat-$ver"
 fi
-check "make install DESTDIR=stage KDIR=<$abi headers>" "$ok" "$detail"
+gate "make install DESTDIR=stage KDIR=<$abi headers>" "$ok" "$detail"
 
 ok=0
 detail="nothing installed to build against"
@@ -222,7 +213,7 @@ if [ -d "$stage/usr/src/cmstat-$ver" ]; then
 		detail="no undefined symbol, depends: $deps, headers from stage"
 	fi
 fi
-check "sample client built alone against the installed files" "$ok" "$detail"
+gate "sample client built alone against the installed files" "$ok" "$detail"
 
 # --- modinfo: of what dkms built (what users get), else of make install's
 # build; the client's too
@@ -230,7 +221,7 @@ check "sample client built alone against the installed files" "$ok" "$detail"
 if [ -e "$dkms_ko" ] && [ -e "$src/module/cmstat.mod" ]; then
 	check_modinfo cmstat.ko "$dkms_ko" "$src/module/cmstat.mod" "$ver"
 else
-	check "modinfo cmstat.ko" 0 "cmstat.ko was not built"
+	gate "modinfo cmstat.ko" 0 "cmstat.ko was not built"
 fi
 if [ -e "$work/client/cmstat_demo.ko" ]; then
 	check_modinfo cmstat_demo.ko "$work/client/cmstat_demo.ko" \
@@ -246,7 +237,7 @@ if ! make -C "$src" uninstall DESTDIR="$stage" KDIR="$kdir" \
 fi
 left=$(find "$stage" -type f 2>/dev/null | sed "s|^$stage/||" || true)
 [ -z "$left" ] || { ok=0; echo "$left" | indent; }
-check "make uninstall DESTDIR=stage" "$ok" "$(echo "$left" | grep -c .) files left"
+gate "make uninstall DESTDIR=stage" "$ok" "$(echo "$left" | grep -c .) files left"
 
 echo "packaging checks took $(($(date +%s) - start)) s; work directory $work"
-exit $fail
+exit $gate_failed
