@@ -35,46 +35,43 @@ static struct percpu_counter pcp_counters[WRITER_COUNTERS];
 /* Shared by every CPU, on one cache line as a struct's fields would be. */
 static atomic64_t shared_counters[WRITER_COUNTERS] ____cacheline_aligned;
 
-static noinline void write_cmstat(unsigned long iters)
+/*
+ * One cmstat section; with @fence, the smp_mb() that cmstat's reader IPI
+ * makes unnecessary: what the writer would pay if it ordered its seq store
+ * before its gen load itself, as the seed's does.  Inlined with a constant
+ * @fence, so the plain case has no trace of it.
+ */
+static __always_inline void write_cmstat_section(bool fence)
 {
 	struct cmstat_section sec;
 	u64 __percpu *slot;
-	unsigned long i;
 
-	for (i = 0; i < iters; i++) {
-		if (!cmstat_section_begin(&sec))
-			continue;
-		slot = cmstat_section_slot(cmstat_set);
-		cmstat_section_add(slot, 0, WRITER_BYTES);
-		cmstat_section_add(slot, 1, 1);
-		cmstat_section_add(slot, 2, WRITER_BYTES);
-		cmstat_section_add(slot, 3, -1);
-		cmstat_section_end(&sec);
-	}
+	if (!cmstat_section_begin(&sec))
+		return;
+	if (fence)
+		smp_mb();	/* the measured cost; pairs with nothing */
+	slot = cmstat_section_slot(cmstat_set);
+	cmstat_section_add(slot, 0, WRITER_BYTES);
+	cmstat_section_add(slot, 1, 1);
+	cmstat_section_add(slot, 2, WRITER_BYTES);
+	cmstat_section_add(slot, 3, -1);
+	cmstat_section_end(&sec);
 }
 
-/*
- * cmstat's section with the fence its reader's IPI makes unnecessary: what
- * the writer would pay if it ordered its seq store before its gen load
- * itself, as the seed's does.
- */
-static noinline void write_cmstat_mb(unsigned long iters)
+static noinline void write_cmstat(unsigned long iters)
 {
-	struct cmstat_section sec;
-	u64 __percpu *slot;
 	unsigned long i;
 
-	for (i = 0; i < iters; i++) {
-		if (!cmstat_section_begin(&sec))
-			continue;
-		smp_mb();	/* the measured cost; pairs with nothing */
-		slot = cmstat_section_slot(cmstat_set);
-		cmstat_section_add(slot, 0, WRITER_BYTES);
-		cmstat_section_add(slot, 1, 1);
-		cmstat_section_add(slot, 2, WRITER_BYTES);
-		cmstat_section_add(slot, 3, -1);
-		cmstat_section_end(&sec);
-	}
+	for (i = 0; i < iters; i++)
+		write_cmstat_section(false);
+}
+
+static noinline void write_cmstat_mb(unsigned long iters)
+{
+	unsigned long i;
+
+	for (i = 0; i < iters; i++)
+		write_cmstat_section(true);
 }
 
 /* The floor: the same four per-CPU adds with no section around them. */
