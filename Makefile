@@ -12,16 +12,16 @@
 #   make uninstall    remove what make install installed
 #   make version      print the version (MODULE_VERSION in module/main.c)
 #   make check        the whole test suite in QEMU (see README.md)
-#   make lint         checkpatch --strict, sparse, W=1, kernel-doc
+#   make lint         checkpatch --strict, sparse, W=1, kernel-doc, docs
 #   make demo         the module on Debian's stock kernel in QEMU
 #   make bench        benchmarks on Debian's stock kernel in QEMU (SMP=N
 #                     vCPUs for the writer and allocator cases, RUNS=N,
 #                     READER_CPUS="1 2 4 8 16", BOOT_ARGS=...)
 #
-# Knobs for check: SMP=N (vCPUs, default 4), FILTER=glob (KUnit suites),
+# Knobs for check: SMP=N (vCPUs, default 4), FILTER=glob (KUnit suite.case),
 # KCSAN=0 (skip the KCSAN kernel), VM_TIMEOUT=seconds, LOGDIR=dir (console
 # logs, default ./logs; a failing VM's log is also kept as
-# LOGDIR/failed-<time>-<vm>.log), CMSTAT_CACHE=dir (kernels and packages,
+# LOGDIR/failed-<time>-<vm>.log), CMSTAT_CACHE=dir (kernels and kernel trees,
 # default ~/.cache/cmstat).
 
 KDIR ?= /lib/modules/$(shell uname -r)/build
@@ -69,8 +69,8 @@ install: install-paths
 # Only the files install put there: /usr/src/cmstat-<version> may also be
 # the DKMS source tree.
 uninstall: install-paths
-	rm -f $(foreach d,module samples/client kunit,$(MODDIR)/extra/$(d)/cmstat*.ko*)
-	rmdir $(addprefix $(MODDIR)/extra/,module samples/client samples kunit) \
+	rm -f $(foreach d,module samples/client,$(MODDIR)/extra/$(d)/cmstat*.ko*)
+	rmdir $(addprefix $(MODDIR)/extra/,module samples/client samples) \
 		$(MODDIR)/extra 2>/dev/null || true
 	rm -f $(addprefix $(DEVDIR)/include/cmstat/,$(notdir $(wildcard include/cmstat/*.h)))
 	rm -f $(DEVDIR)/$(KERNELRELEASE)/Module.symvers

@@ -82,7 +82,7 @@ void cmstat_bench_seed_read(struct cmstat_bench_seed *seed, u64 *totals)
 	atomic64_t *acc, *closed;
 
 	mutex_lock(&seed->lock);
-	cur = seed->gen;
+	cur = seed->gen;	/* only readers write it, under ->lock */
 	prev = (cur + SEED_SLOTS - 1) % SEED_SLOTS;
 	/* Fully ordered; pairs with the writer's atomic_inc_return(). */
 	xchg(&seed->gen, (cur + 1) % SEED_SLOTS);

@@ -75,7 +75,7 @@ EXPORT_SYMBOL_GPL(cmstat_size_to_class);
  */
 size_t cmstat_alloc_held_bytes(size_t size)
 {
-	return cmstat_class_held_bytes(cmstat_size_to_class(size), size);
+	return cmstat_class_held_bytes(cmstat_class_of(size), size);
 }
 EXPORT_SYMBOL_GPL(cmstat_alloc_held_bytes);
 

@@ -88,14 +88,18 @@ static struct cmstat_debug_obj *cmstat_debug_find(const void *obj)
 	return NULL;
 }
 
-/* Report one refused free; never prints the address. */
+/*
+ * Report one refused free; never prints the address.  @was is a copy of
+ * the object's record, taken under the lock: the record itself may be
+ * freed by a rightful free as soon as the lock is dropped.
+ */
 static void cmstat_debug_report(const char *what, struct cmstat_heap *heap,
-				size_t size, const struct cmstat_debug_obj *rec)
+				size_t size, const struct cmstat_debug_obj *was)
 {
-	if (rec)
+	if (was->heap)
 		pr_err_ratelimited("debug_free: %s: freed into heap %s with size %zu, allocated from heap %s with size %zu; not freed\n",
 				   what, cmstat_heap_name(heap), size,
-				   cmstat_heap_name(rec->heap), rec->size);
+				   cmstat_heap_name(was->heap), was->size);
 	else
 		pr_err_ratelimited("debug_free: %s: freed into heap %s with size %zu; not freed\n",
 				   what, cmstat_heap_name(heap), size);
@@ -104,7 +108,7 @@ static void cmstat_debug_report(const char *what, struct cmstat_heap *heap,
 bool __cmstat_debug_untrack(struct cmstat_heap *heap, const void *obj,
 			    size_t size)
 {
-	struct cmstat_debug_obj *rec;
+	struct cmstat_debug_obj *rec, was = { };
 	const char *bad = NULL;
 	unsigned long flags;
 
@@ -116,14 +120,17 @@ bool __cmstat_debug_untrack(struct cmstat_heap *heap, const void *obj,
 		bad = "wrong heap";
 	else if (rec->size != size)
 		bad = "wrong size";
-	if (bad)
+	if (bad) {
 		cmstat_invalid_frees++;
-	else
+		if (rec)
+			was = *rec;
+	} else {
 		hash_del(&rec->node);
+	}
 	spin_unlock_irqrestore(&cmstat_debug_lock, flags);
 
 	if (bad) {
-		cmstat_debug_report(bad, heap, size, rec);
+		cmstat_debug_report(bad, heap, size, &was);
 		return false;
 	}
 	kfree(rec);

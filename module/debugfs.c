@@ -31,22 +31,9 @@ static void cmstat_print_stats(struct seq_file *m, const char *name,
 	seq_puts(m, CMSTAT_STATS_FORMAT "\n");
 	seq_printf(m, "heap %s\n", name);
 	seq_printf(m, "epoch %llu\n", st->epoch);
-	seq_printf(m, "live_bytes %llu\n", st->live_bytes);
-	seq_printf(m, "live_requested_bytes %llu\n", st->live_requested_bytes);
-	seq_printf(m, "live_objects %llu\n", st->live_objects);
-	seq_printf(m, "alloc_bytes %llu\n", st->alloc_bytes);
-	seq_printf(m, "free_bytes %llu\n", st->free_bytes);
-	seq_printf(m, "requested_alloc_bytes %llu\n", st->requested_alloc_bytes);
-	seq_printf(m, "requested_free_bytes %llu\n", st->requested_free_bytes);
-	seq_printf(m, "mallocs %llu\n", st->mallocs);
-	seq_printf(m, "frees %llu\n", st->frees);
-	seq_printf(m, "large_mallocs %llu\n", st->large_mallocs);
-	seq_printf(m, "large_frees %llu\n", st->large_frees);
-	seq_printf(m, "large_live_objects %llu\n", st->large_live_objects);
-	seq_printf(m, "large_alloc_bytes %llu\n", st->large_alloc_bytes);
-	seq_printf(m, "large_free_bytes %llu\n", st->large_free_bytes);
-	seq_printf(m, "large_live_bytes %llu\n", st->large_live_bytes);
-	seq_printf(m, "failed_allocs %llu\n", st->failed_allocs);
+	for (i = 0; i < CMSTAT_NR_STATS_FIELDS; i++)
+		seq_printf(m, "%s %llu\n", cmstat_stats_fields[i].name,
+			   cmstat_stats_field(st, i));
 	seq_puts(m, "\nclass_bytes mallocs frees live_objects live_bytes\n");
 	for (i = 0; i < CMSTAT_NR_CLASSES; i++) {
 		const struct cmstat_class_stats *cs = &st->classes[i];

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * cmstat heaps: the registry of named heaps, their counter layout, the
- * accounting sections, and consistent snapshots of their statistics.
+ * cmstat heaps: the registry of named heaps, and consistent snapshots of
+ * their statistics.
  *
- * Each heap has a counter set, and one more set counts all heaps together.
- * Every allocation or free updates both sets in a single writer section, so
- * a snapshot of either is exact, and the all-heaps snapshot is one instant
- * across every heap.
+ * Each heap has a counter set (laid out in heap_layout.h), and one more set
+ * counts all heaps together.  Every allocation or free updates both sets in
+ * a single writer section (alloc.c), so a snapshot of either is exact, and
+ * the all-heaps snapshot is one instant across every heap.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -28,6 +28,27 @@ struct cmstat_counters *cmstat_all;
 static LIST_HEAD(cmstat_heaps);
 static LIST_HEAD(cmstat_orphans);
 static DEFINE_MUTEX(cmstat_heaps_lock);	/* protects both lists */
+
+#define CMSTAT_FIELD(field) { #field, offsetof(struct cmstat_heap_stats, field) }
+
+const struct cmstat_stats_field cmstat_stats_fields[] = {
+	CMSTAT_FIELD(live_bytes),
+	CMSTAT_FIELD(live_requested_bytes),
+	CMSTAT_FIELD(live_objects),
+	CMSTAT_FIELD(alloc_bytes),
+	CMSTAT_FIELD(free_bytes),
+	CMSTAT_FIELD(requested_alloc_bytes),
+	CMSTAT_FIELD(requested_free_bytes),
+	CMSTAT_FIELD(mallocs),
+	CMSTAT_FIELD(frees),
+	CMSTAT_FIELD(large_mallocs),
+	CMSTAT_FIELD(large_frees),
+	CMSTAT_FIELD(large_live_objects),
+	CMSTAT_FIELD(large_alloc_bytes),
+	CMSTAT_FIELD(large_free_bytes),
+	CMSTAT_FIELD(large_live_bytes),
+	CMSTAT_FIELD(failed_allocs),
+};
 
 /* Fill @st from the cumulative counters @c; derive the live values. */
 static void cmstat_derive(const u64 *c, unsigned long epoch,

@@ -89,6 +89,26 @@ struct seq_file;
 void cmstat_heaps_print_names(struct seq_file *m);
 int cmstat_snapshot(struct cmstat_heap *heap, struct cmstat_heap_stats *st);
 
+/*
+ * The u64 fields of struct cmstat_heap_stats that debugfs prints and sysfs
+ * gives a file each, epoch and the class table aside: one list, so that
+ * the two cannot drift apart.  Its order is the debugfs format's.
+ */
+struct cmstat_stats_field {
+	const char *name;
+	size_t offset;
+};
+
+#define CMSTAT_NR_STATS_FIELDS	16
+extern const struct cmstat_stats_field
+	cmstat_stats_fields[CMSTAT_NR_STATS_FIELDS];
+
+static inline u64 cmstat_stats_field(const struct cmstat_heap_stats *st,
+				     unsigned int i)
+{
+	return *(const u64 *)((const char *)st + cmstat_stats_fields[i].offset);
+}
+
 /* debugfs.c */
 void cmstat_debugfs_init(void);
 void cmstat_debugfs_exit(void);

@@ -37,10 +37,10 @@ static struct cmstat_stats_kobj *to_stats_kobj(struct kobject *kobj)
 	return container_of(kobj, struct cmstat_stats_kobj, kobj);
 }
 
-/* A value file: which u64 of the snapshot it shows. */
+/* A value file: which of cmstat_stats_fields[] it shows. */
 struct cmstat_value_attr {
 	struct kobj_attribute attr;
-	size_t offset;
+	unsigned int field;
 };
 
 static ssize_t cmstat_value_show(struct kobject *kobj,
@@ -52,36 +52,10 @@ static ssize_t cmstat_value_show(struct kobject *kobj,
 	u64 value;
 
 	mutex_lock(&sk->lock);
-	value = *(u64 *)((char *)&sk->st + va->offset);
+	value = cmstat_stats_field(&sk->st, va->field);
 	mutex_unlock(&sk->lock);
 	return sysfs_emit(buf, "%llu\n", value);
 }
-
-#define CMSTAT_VALUE_ATTR(field)					\
-	static struct cmstat_value_attr cmstat_attr_##field = {	\
-		.attr = {						\
-			.attr = { .name = #field, .mode = 0400 },	\
-			.show = cmstat_value_show,			\
-		},							\
-		.offset = offsetof(struct cmstat_heap_stats, field),	\
-	}
-
-CMSTAT_VALUE_ATTR(live_bytes);
-CMSTAT_VALUE_ATTR(live_requested_bytes);
-CMSTAT_VALUE_ATTR(live_objects);
-CMSTAT_VALUE_ATTR(alloc_bytes);
-CMSTAT_VALUE_ATTR(free_bytes);
-CMSTAT_VALUE_ATTR(requested_alloc_bytes);
-CMSTAT_VALUE_ATTR(requested_free_bytes);
-CMSTAT_VALUE_ATTR(mallocs);
-CMSTAT_VALUE_ATTR(frees);
-CMSTAT_VALUE_ATTR(large_mallocs);
-CMSTAT_VALUE_ATTR(large_frees);
-CMSTAT_VALUE_ATTR(large_live_objects);
-CMSTAT_VALUE_ATTR(large_alloc_bytes);
-CMSTAT_VALUE_ATTR(large_free_bytes);
-CMSTAT_VALUE_ATTR(large_live_bytes);
-CMSTAT_VALUE_ATTR(failed_allocs);
 
 static ssize_t epoch_show(struct kobject *kobj, struct kobj_attribute *attr,
 			  char *buf)
@@ -95,16 +69,15 @@ static ssize_t epoch_show(struct kobject *kobj, struct kobj_attribute *attr,
 	return sysfs_emit(buf, "%llu\n", epoch);
 }
 
-/* Only "1" (with or without a newline) takes a new snapshot. */
+/* Only "1" (with or without a newline) takes a new snapshot: not "01". */
 static ssize_t epoch_store(struct kobject *kobj, struct kobj_attribute *attr,
 			   const char *buf, size_t count)
 {
 	struct cmstat_stats_kobj *sk = to_stats_kobj(kobj);
 	struct cmstat_heap_stats *st;
-	unsigned int v;
 	int err;
 
-	if (kstrtouint(buf, 10, &v) || v != 1)
+	if (!sysfs_streq(buf, "1"))
 		return -EINVAL;
 	st = kmalloc(sizeof(*st), GFP_KERNEL);
 	err = st ? cmstat_snapshot(sk->heap, st) : -ENOMEM;
@@ -120,26 +93,10 @@ static ssize_t epoch_store(struct kobject *kobj, struct kobj_attribute *attr,
 static struct kobj_attribute cmstat_attr_epoch = __ATTR(epoch, 0600, epoch_show,
 							 epoch_store);
 
-static struct attribute *cmstat_stats_attrs[] = {
-	&cmstat_attr_epoch.attr,
-	&cmstat_attr_live_bytes.attr.attr,
-	&cmstat_attr_live_requested_bytes.attr.attr,
-	&cmstat_attr_live_objects.attr.attr,
-	&cmstat_attr_alloc_bytes.attr.attr,
-	&cmstat_attr_free_bytes.attr.attr,
-	&cmstat_attr_requested_alloc_bytes.attr.attr,
-	&cmstat_attr_requested_free_bytes.attr.attr,
-	&cmstat_attr_mallocs.attr.attr,
-	&cmstat_attr_frees.attr.attr,
-	&cmstat_attr_large_mallocs.attr.attr,
-	&cmstat_attr_large_frees.attr.attr,
-	&cmstat_attr_large_live_objects.attr.attr,
-	&cmstat_attr_large_alloc_bytes.attr.attr,
-	&cmstat_attr_large_free_bytes.attr.attr,
-	&cmstat_attr_large_live_bytes.attr.attr,
-	&cmstat_attr_failed_allocs.attr.attr,
-	NULL
-};
+static struct cmstat_value_attr cmstat_value_attrs[CMSTAT_NR_STATS_FIELDS];
+
+/* epoch, a value file per field, NULL; filled by cmstat_sysfs_init(). */
+static struct attribute *cmstat_stats_attrs[CMSTAT_NR_STATS_FIELDS + 2];
 ATTRIBUTE_GROUPS(cmstat_stats);
 
 static void cmstat_stats_release(struct kobject *kobj)
@@ -199,8 +156,26 @@ struct cmstat_stats_kobj *cmstat_sysfs_add_heap(struct cmstat_heap *heap)
 				     cmstat_heap_name(heap));
 }
 
+static void cmstat_value_attrs_init(void)
+{
+	unsigned int i;
+
+	cmstat_stats_attrs[0] = &cmstat_attr_epoch.attr;
+	for (i = 0; i < CMSTAT_NR_STATS_FIELDS; i++) {
+		struct cmstat_value_attr *va = &cmstat_value_attrs[i];
+
+		sysfs_attr_init(&va->attr.attr);
+		va->attr.attr.name = cmstat_stats_fields[i].name;
+		va->attr.attr.mode = 0400;
+		va->attr.show = cmstat_value_show;
+		va->field = i;
+		cmstat_stats_attrs[i + 1] = &va->attr.attr;
+	}
+}
+
 int cmstat_sysfs_init(void)
 {
+	cmstat_value_attrs_init();
 	cmstat_kobj = kobject_create_and_add("cmstat", kernel_kobj);
 	if (!cmstat_kobj)
 		return -ENOMEM;

@@ -42,8 +42,7 @@ boot() {
 	log "$1: $2 vCPUs, console log $log"
 	run_vm "$STOCK_KERNEL" "$initrd" "$log" $((600 + 60 * $2)) "$2" \
 		quiet $BOOT_ARGS "cmstat.bench=$3" "cmstat.runs=$RUNS" || rc=$?
-	sed -n '/cmstat-bench-begin/,/cmstat-bench-end/p' "$log" | tr -d '\r' >"$log.out"
-	grep -q cmstat-bench-end "$log.out" || die "$1 did not finish (QEMU status $rc), see $log"
+	console_between "$log" bench "$rc" >"$log.out"
 	! grep -E '^(error|warning) ' "$log.out" || die "$1 reported the above, see $log"
 	grep -E '^(sample|info) ' "$log.out" >>"$samples" || die "$1 printed no samples, see $log"
 }

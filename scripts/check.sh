@@ -14,7 +14,8 @@
 #   SMP=N          vCPUs of the test VMs (default 4)
 #   FILTER=glob    KUnit suite filter, kunit.filter_glob syntax (suite.case)
 #   KCSAN=0        skip the KCSAN kernel
-#   VM_TIMEOUT=s   seconds before a VM counts as hung (default 900 + 150 per vCPU)
+#   VM_TIMEOUT=s   seconds before a test-kernel VM counts as hung (default
+#                  900 + 150 per vCPU; the stock-kernel VMs get 300)
 #   LOGDIR=dir     where console logs go (default ./logs); the logs of a
 #                  failing VM are also copied to LOGDIR/failed-<time>-*.
 #   CMSTAT_CACHE   kernel and package cache (default ~/.cache/cmstat)
@@ -43,12 +44,31 @@ result() {
 	fi
 }
 
+# count_gates PREFIX STATUS LOG WHAT: print the gate lines a script wrote
+# to LOG and count them; a script that failed (STATUS) without a FAIL line
+# of its own counts as one failure.
+count_gates() {
+	local prefix=$1 status=$2 log=$3 what=$4 line any_fail=0
+	while IFS= read -r line; do
+		echo "$line"
+		case "$line" in
+		"PASS  $prefix: "*) passed=$((passed + 1)) ;;
+		"FAIL  $prefix: "*) failed=$((failed + 1)); any_fail=1 ;;
+		esac
+	done <"$log"
+	[ "$status" = 0 ] || [ "$any_fail" = 1 ] ||
+		result "$what ran" 0 "status $status, log $log"
+}
+
+# What the kernel says when something went wrong.
+CONSOLE_BAD='WARNING:|BUG:|KASAN:|kmemleak-report:|Oops|Kernel panic|general protection|UBSAN:|possible recursive locking|possible circular locking|inconsistent lock state|lock held when returning|blocked for more than|rcu_.*stall|Call Trace:'
+
 # build_modules NAME KDIR: build a copy of the tree against KDIR with W=1.
 # Counts as one check; any compiler or modpost warning fails it.
 build_modules() {
 	local name=$1 kdir=$2 log="$BUILDDIR/$1.log" ok=1
 	build_tree "$BUILDDIR/$name" "$kdir" W=1 || ok=0
-	if grep -qiE 'warning:|error:' "$log"; then
+	if [ "$(build_problems "$log")" != 0 ]; then
 		ok=0
 		grep -iE 'warning:|error:' "$log" | head -n 20
 	fi
@@ -112,8 +132,8 @@ KCSAN_AWK='
 # got to the end of its script.
 scan_console() {
 	local log=$1 name=$2 rc=$3 ok=1 foreign bad
-	bad=$(awk -v countfile="$log.kcsan-foreign" "$KCSAN_AWK" "$log" | grep -E \
-		'WARNING:|BUG:|KASAN:|kmemleak-report:|Oops|Kernel panic|general protection|UBSAN:|possible recursive locking|possible circular locking|inconsistent lock state|lock held when returning|blocked for more than|rcu_.*stall|Call Trace:|cmstat-error:')
+	bad=$(awk -v countfile="$log.kcsan-foreign" "$KCSAN_AWK" "$log" |
+		grep -E "$CONSOLE_BAD|cmstat-error:")
 	foreign=$(cat "$log.kcsan-foreign")
 	if [ -n "$bad" ]; then
 		ok=0
@@ -140,6 +160,7 @@ VMS=()
 # test_vm_prepare FLAVOUR: modules and initramfs for the FLAVOUR test kernel.
 test_vm_prepare() {
 	local flavour=$1 kdir
+	rm -f "$LOGDIR/check-$flavour.log"*	# no report from an earlier run
 	kdir=$(bash "$CMSTAT_ROOT/scripts/test-kernel.sh" "$flavour") ||
 		{ result "$flavour kernel: build test kernel" 0; return; }
 	build_modules "$flavour" "$kdir"
@@ -154,6 +175,7 @@ test_vm_prepare() {
 # against its headers and the stock-init script.
 stock_vm_prepare() {
 	local abi=$1 root
+	rm -f "$LOGDIR/check-stock-$abi.log"*
 	root=$(stock_kernel_dir "$abi")
 	make_initramfs "$BUILDDIR/initramfs-stock-$abi.gz" \
 		"$CMSTAT_ROOT/scripts/guest/stock-init" \
@@ -207,9 +229,9 @@ stock_vm_report() {
 	local abi=$1 log="$LOGDIR/check-stock-$1.log" ok=1
 	tr -d '\r' <"$log" | grep -o 'cmstat-stock: .*' | sed 's/^/  /'
 	if grep -q 'cmstat-stock: FAIL' "$log" || ! grep -q cmstat-stock-done "$log" ||
-	   grep -qE 'WARNING:|BUG:|Oops|Kernel panic|Call Trace:' "$log"; then
+	   grep -qE "$CONSOLE_BAD" "$log"; then
 		ok=0
-		grep -E 'WARNING:|BUG:|Oops|Kernel panic|Call Trace:' "$log" | head -n 10
+		grep -E "$CONSOLE_BAD" "$log" | head -n 10
 		cp "$log" "$LOGDIR/failed-$STAMP-stock-$abi.log"
 	fi
 	result "stock $abi: load, workload, debugfs, sysfs, unload" "$ok" \
@@ -227,7 +249,7 @@ KSRC=$(kernel_source)
 # Everything it installs is installed here, first: two apt runs at once
 # would fight over dpkg's lock.
 ensure_pkgs dkms
-pkg_abi=$(stock_abi 6.12)
+pkg_abi=$(stock_abi 6.12)	# installs the headers if need be
 pkg_log=$BUILDDIR/packaging.log
 JOBS=1 bash "$CMSTAT_ROOT/scripts/packaging.sh" "$pkg_abi" >"$pkg_log" 2>&1 &
 pkg_pid=$!
@@ -241,14 +263,9 @@ for series in 6.1 6.12; do
 done
 
 # Style and static analysis, against the debug test kernel.
-while IFS= read -r line; do
-	echo "$line"
-	case "$line" in
-	"PASS  lint: "*) passed=$((passed + 1)) ;;
-	"FAIL  lint: "*) failed=$((failed + 1)) ;;
-	esac
-done < <(bash "$CMSTAT_ROOT/scripts/lint.sh" "$KSRC" \
-	"$(bash "$CMSTAT_ROOT/scripts/test-kernel.sh" debug)" 2>&1)
+bash "$CMSTAT_ROOT/scripts/lint.sh" "$KSRC" \
+	"$(bash "$CMSTAT_ROOT/scripts/test-kernel.sh" debug)" >"$BUILDDIR/lint.log" 2>&1
+count_gates lint $? "$BUILDDIR/lint.log" "lint: scripts/lint.sh"
 
 flavours=debug
 [ "$KCSAN" = 1 ] && flavours="debug kcsan"
@@ -262,16 +279,8 @@ done
 pkg_wait=$(date +%s)
 wait "$pkg_pid"
 pkg_rc=$?
-pkg_failed=0
-while IFS= read -r line; do
-	echo "$line"
-	case "$line" in
-	"PASS  packaging: "*) passed=$((passed + 1)) ;;
-	"FAIL  packaging: "*) failed=$((failed + 1)); pkg_failed=1 ;;
-	esac
-done <"$pkg_log"
-[ "$pkg_rc" = 0 ] || [ "$pkg_failed" = 1 ] ||
-	result "packaging: scripts/packaging.sh ran" 0 "status $pkg_rc, log $pkg_log"
+trap - EXIT
+count_gates packaging "$pkg_rc" "$pkg_log" "packaging: scripts/packaging.sh"
 echo "packaging checks: make check waited $(($(date +%s) - pkg_wait)) s for them"
 
 boot_all

@@ -23,6 +23,4 @@ log="$LOGDIR/demo.log"
 log "booting Debian's $STOCK_ABI with $SMP vCPUs, console log: $log"
 rc=0
 run_vm "$STOCK_KERNEL" "$initrd" "$log" 300 "$SMP" quiet || rc=$?
-sed -n '/cmstat-demo-begin/,/cmstat-demo-end/p' "$log" | tr -d '\r' |
-	grep -v 'cmstat-demo-'
-grep -q cmstat-demo-end "$log" || die "the demo did not finish (status $rc), see $log"
+console_between "$log" demo "$rc"

@@ -125,6 +125,8 @@ def main():
         parser.feed(out)
         ids[page] = parser.ids
         links += [(rel, page, href) for href in parser.hrefs]
+    if not pages:
+        problems.append('no page under %s' % docs)
     # As in lint.sh: the problems first, then the gate line.
     for p in problems:
         print('  ' + p.replace(root + os.sep, ''))
@@ -139,10 +141,11 @@ def main():
     links += [('README.md:%d' % no, readme, href)
               for no, href in markdown_links(text)]
 
-    broken, between = [], 0
+    broken, between, checked = [], 0, 0
     for where, page, href in links:
         if SCHEME.match(href):
             continue
+        checked += 1
         url = urllib.parse.urlsplit(href)
         path = urllib.parse.unquote(url.path)
         target = os.path.normpath(os.path.join(os.path.dirname(page), path)) \
@@ -158,7 +161,8 @@ def main():
             elif urllib.parse.unquote(url.fragment) not in ids[target]:
                 broken.append('%s: %s: no id "%s" in %s' % (
                     where, href, url.fragment, os.path.relpath(target, root)))
-    checked = sum(1 for _, _, href in links if not SCHEME.match(href))
+    if not between:
+        broken.append('no link between files: did the pages render?')
     for b in broken:
         print('  ' + b)
     print('%s  %s: links  (%d links, %d between files, %d broken)'

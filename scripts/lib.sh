@@ -41,7 +41,7 @@ ensure_pkgs() {
 
 # Packages every build or VM run needs.
 HOST_PKGS=(make gcc bc flex bison libelf-dev libssl-dev cpio xz-utils kmod
-	python3 qemu-system-x86 busybox-static sparse linux-source-6.12)
+	perl python3 qemu-system-x86 busybox-static sparse linux-source-6.12)
 
 # stock_abi SERIES: the Debian kernel ABI name ("6.12.117+deb12-amd64") that
 # the headers meta package of SERIES (6.12 or 6.1) points at; installs the
@@ -58,22 +58,33 @@ stock_abi() {
 		grep -o 'linux-headers-[^ ,]*' | head -n1 | sed 's/^linux-headers-//'
 }
 
+# download_deb DIR PKG: PKG's .deb into DIR, with apt, as root.
+download_deb() {
+	(cd "$1" && apt-get download -qq -o APT::Sandbox::User=root "$2" >&2)
+}
+
 # stock_kernel_dir ABI: unpack Debian's unsigned image for ABI (downloaded
 # with apt, not installed, so the host's /boot is left alone) and print the
 # directory holding boot/vmlinuz-ABI.
 stock_kernel_dir() {
-	local abi=$1 dir="$CMSTAT_CACHE/stock/$1" pkg="linux-image-$1-unsigned"
+	local dir="$CMSTAT_CACHE/stock/$1" pkg="linux-image-$1-unsigned"
 	if [ ! -e "$dir/.done" ]; then
 		rm -rf "$dir" && mkdir -p "$dir/deb"
-		(cd "$dir/deb" && apt-get download -qq -o APT::Sandbox::User=root "$pkg" >&2) ||
-			{ apt-get update -qq >&2 &&
-			  (cd "$dir/deb" && apt-get download -qq -o APT::Sandbox::User=root "$pkg" >&2); } ||
+		# Once more after an apt-get update, for a stale package list.
+		download_deb "$dir/deb" "$pkg" ||
+			{ apt-get update -qq >&2 && download_deb "$dir/deb" "$pkg"; } ||
 			die "cannot download $pkg"
 		dpkg-deb -x "$dir"/deb/*.deb "$dir/root" || die "cannot unpack $pkg"
 		rm -rf "$dir/deb"
 		touch "$dir/.done"
 	fi
 	echo "$dir/root"
+}
+
+# build_problems LOG: how many compiler, sparse and modpost warnings and
+# errors a build log has ("warning:", "ERROR: modpost: ...").
+build_problems() {
+	grep -ciE 'warning:|error:' "$1" || true
 }
 
 # What a build of the modules needs from the tree.

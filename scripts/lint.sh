@@ -3,10 +3,10 @@
 #
 # lint.sh [KSRC KDIR]: the style, static-analysis and documentation gates
 # ("make lint", and part of "make check"): checkpatch --strict on every .c
-# and .h (include/, module/, kunit/, scripts/ and the sample client in
-# samples/client/), sparse (C=2) and W=1 on a build of all the modules,
-# samples/ included, against KDIR, kernel-doc -Wall on include/, module/
-# and samples/client/, and the documentation gates of scripts/docs.sh check
+# and .h (include/, module/, bench/, kunit/, scripts/ and the sample
+# client in samples/client/), sparse (C=2) and W=1 on a build of all the
+# modules against KDIR, kernel-doc -Wall on include/, module/, bench/ and
+# samples/client/, and the documentation gates of scripts/docs.sh check
 # (Documentation/api.rst up to date with the kernel-doc comments, every
 # page clean under docutils' strict mode, every link between pages
 # resolving).  KSRC defaults to the unpacked linux-source-6.12, KDIR to the
@@ -15,6 +15,7 @@
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
+ensure_pkgs "${HOST_PKGS[@]}"
 ksrc=${1:-$(kernel_source)}
 kdir=${2:-$(bash "$CMSTAT_ROOT/scripts/test-kernel.sh" debug)} || exit 1
 dir=$(mktemp -d)
@@ -24,20 +25,26 @@ GATE_PREFIX=lint
 cd "$CMSTAT_ROOT"
 files=$(git ls-files -co --exclude-standard '*.c' '*.h' 2>/dev/null ||
 	find include module bench samples kunit scripts -name '*.[ch]')
+nfiles=$(echo $files | wc -w)
+# Quiet, checkpatch prints nothing for a clean file: only its status and
+# the file count tell a clean run from one that did not run.
 "$ksrc/scripts/checkpatch.pl" --strict --no-tree --quiet --show-types \
 	-f $files >"$dir/checkpatch" 2>&1
+cp_rc=$?
 read -r e w c < <(awk '/^total:/ { e += $2; w += $4; c += $6 }
 	END { print e + 0, w + 0, c + 0 }' "$dir/checkpatch")
-[ "$e$w$c" = 000 ] || grep -E '^(ERROR|WARNING|CHECK)' -A3 "$dir/checkpatch" | head -n 30
-gate "checkpatch --strict" "$([ "$e$w$c" = 000 ] && echo 1)" \
-	"$(echo $files | wc -w) files, $e errors, $w warnings, $c checks"
+[ "$cp_rc" = 0 ] || head -n 30 "$dir/checkpatch"
+gate "checkpatch --strict" "$([ "$cp_rc" = 0 ] && [ "$nfiles" -gt 0 ] && echo 1)" \
+	"$nfiles files, $e errors, $w warnings, $c checks, status $cp_rc"
 
-build_tree "$dir/tree" "$kdir" C=2 W=1
+build_rc=0
+build_tree "$dir/tree" "$kdir" C=2 W=1 || build_rc=$?
 checked=$(grep -c ' CHECK ' "$dir/tree.log")
-warn=$(grep -cE 'warning:|error:' "$dir/tree.log")
-[ "$warn" = 0 ] || grep -E 'warning:|error:' "$dir/tree.log" | head -n 20
-gate "sparse C=2 and W=1" "$([ "$warn" = 0 ] && [ "$checked" -gt 0 ] && echo 1)" \
-	"$checked files checked by sparse, $warn warnings"
+warn=$(build_problems "$dir/tree.log")
+[ "$warn" = 0 ] && [ "$build_rc" = 0 ] || tail -n 20 "$dir/tree.log"
+gate "sparse C=2 and W=1" \
+	"$([ "$warn" = 0 ] && [ "$build_rc" = 0 ] && [ "$checked" -gt 0 ] && echo 1)" \
+	"$checked files checked by sparse, $warn warnings, make status $build_rc"
 
 "$ksrc/scripts/kernel-doc" -Wall -none include/cmstat/*.h module/*.c bench/*.c samples/client/*.c \
 	>"$dir/kdoc" 2>&1

@@ -1,28 +1,39 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Build a busybox initramfs and boot a kernel in QEMU TCG.  Sourced by
-# check.sh and demo.sh after lib.sh.
+# check.sh, demo.sh and bench.sh after lib.sh.
 
-# make_initramfs OUT INIT KO... : an initramfs with busybox, INIT as /init,
-# the modules in /lib/cmstat, the shell checks in /checks and the viewer.
+# make_initramfs OUT INIT KO... : an initramfs with busybox, INIT as /init
+# (which sources /etc/cmstat-guest.sh, scripts/guest/common.sh), the
+# modules in /lib/cmstat, the shell checks in /checks and the viewer.
 make_initramfs() {
 	local out=$1 init=$2 root
 	shift 2
 	root=$(mktemp -d)
 	chmod 755 "$root"	# mktemp's 0700 would lock everyone but root out of /
-	mkdir -p "$root"/{bin,lib/cmstat,checks,proc,sys,dev,tmp}
+	mkdir -p "$root"/{bin,etc,lib/cmstat,checks,proc,sys,dev,tmp}
 	cp /bin/busybox "$root/bin/busybox"
 	ln -s busybox "$root/bin/sh"
 	cp "$init" "$root/init" && chmod +x "$root/init"
+	cp "$CMSTAT_ROOT/scripts/guest/common.sh" "$root/etc/cmstat-guest.sh"
 	[ $# -gt 0 ] && cp "$@" "$root/lib/cmstat/"
 	cp "$CMSTAT_ROOT"/scripts/guest/checks/*.sh "$root/checks/" 2>/dev/null
 	cp "$CMSTAT_ROOT/scripts/cmstat" "$root/bin/cmstat"
-	mkdir -p "$root/etc"
 	printf 'root:x:0:0:root:/:/bin/sh\nnobody:x:65534:65534:nobody:/:/bin/sh\n' \
 		>"$root/etc/passwd"
 	printf 'root:x:0:\nnogroup:x:65534:\n' >"$root/etc/group"
 	(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) > "$out"
 	rm -rf "$root"
+}
+
+# console_between LOG TAG STATUS: what the guest printed between its lines
+# cmstat-TAG-begin and cmstat-TAG-end; dies if the end never came (STATUS:
+# QEMU's, for the message).
+console_between() {
+	grep -q "cmstat-$2-end" "$1" ||
+		die "the VM did not finish (QEMU status $3), see $1"
+	tr -d '\r' <"$1" | sed -n "/cmstat-$2-begin/,/cmstat-$2-end/p" |
+		{ grep -v "cmstat-$2-" || true; }
 }
 
 # run_vm KERNEL INITRD LOG TIMEOUT SMP [CMDLINE...]: boot, console to LOG.

@@ -9,9 +9,11 @@ last=$(($(grep -c ^processor /proc/cpuinfo) - 1))
 online=/sys/devices/system/cpu/cpu$last/online
 insmod /lib/cmstat/cmstat_demo.ko objects=200 workers=4 || exit 1
 for d in $fs $fp; do
-	echo 10 > $d/probability && echo 1 > $d/interval &&
-	echo -1 > $d/times && echo 0 > $d/verbose &&
-	echo Y > $d/task-filter && echo N > $d/ignore-gfp-wait || exit 1
+	# The filter first: only then may the probability apply.  The init
+	# resets the probability to 0 after every check, whatever happens.
+	echo Y > $d/task-filter && echo N > $d/ignore-gfp-wait &&
+	echo 1 > $d/interval && echo -1 > $d/times && echo 0 > $d/verbose &&
+	echo 10 > $d/probability || exit 1
 done
 for c in /proc/[0-9]*/comm; do
 	case "$(cat "$c" 2>/dev/null)" in

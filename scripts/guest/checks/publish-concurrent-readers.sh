@@ -5,7 +5,7 @@
 # by the viewer's --check; 4 write a heap's sysfs epoch and read its value
 # files.  Every snapshot must satisfy the invariants.
 insmod /lib/cmstat/cmstat_demo.ko objects=2000 workers=4 heaps=4 || exit 1
-secs=${READ_SECONDS:-12}
+secs=12
 rm -f /tmp/stop
 
 # One cat per debugfs snapshot: one open, one read() sequence.

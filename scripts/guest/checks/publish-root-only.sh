@@ -4,7 +4,12 @@ insmod /lib/cmstat/cmstat_demo.ko objects=100 || exit 1
 dirs="/sys/kernel/cmstat /sys/kernel/debug/cmstat"
 fail=0
 files=$(find $dirs -type f)
-n=$(echo "$files" | wc -l)
+n=$(echo "$files" | grep -c .)
+# Checking nothing would pass: the files of all/ and of the heap are there.
+for f in /sys/kernel/cmstat/all/epoch /sys/kernel/cmstat/heaps/demo/live_bytes \
+	 /sys/kernel/debug/cmstat/all/stats /sys/kernel/debug/cmstat/heaps/demo/stats; do
+	echo "$files" | grep -qx "$f" || { echo "missing: $f"; fail=1; }
+done
 bad=$(find $dirs -type f \( -name epoch ! -perm 600 -o ! -name epoch ! -perm 400 \))
 [ -z "$bad" ] || { echo "wrong modes: $bad"; fail=1; }
 # One shell as nobody tries every file (read is a builtin: no fork per

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 # The viewer's table, JSON, Prometheus and live modes; its message when the
-# module is not loaded.
+# module is not loaded; --check refuses input with no snapshot in it.
 insmod /lib/cmstat/cmstat_demo.ko objects=500 workers=1 || exit 1
 fail=0
 cmstat > /tmp/t || fail=1
@@ -13,7 +13,11 @@ bad=$(grep -vE '^# (HELP|TYPE) cmstat_|^cmstat_[a-z_]+\{scope="(all|heap)"[^}]*\
 [ -z "$bad" ] || { echo "bad exposition lines: $bad"; fail=1; }
 lines=$(cmstat -w 1 -n 2 | grep -c '^demo ')
 [ "$lines" = 2 ] || { echo "live view printed $lines demo lines"; fail=1; }
-echo "table $(wc -l < /tmp/t) lines, json $(wc -c < /tmp/j) bytes, prometheus $(wc -l < /tmp/p) lines, live view ok"
+cmstat --check < /dev/null 2>/dev/null
+[ $? = 2 ] || { echo "--check passed empty input"; fail=1; }
+cmstat --check /nonexistent 2>/dev/null
+[ $? = 2 ] || { echo "--check passed a missing file"; fail=1; }
+echo "table $(wc -l < /tmp/t) lines, json $(wc -c < /tmp/j) bytes, prometheus $(wc -l < /tmp/p) lines, live view ok, --check refused empty input"
 rmmod cmstat_demo && rmmod cmstat || exit 1
 cmstat > /tmp/o 2>&1
 rc=$?
