@@ -3,8 +3,9 @@
 # cmstat: consistent per-CPU memory statistics.
 #
 #   make [KDIR=...]   build cmstat.ko, the sample client, the benchmark module
-#                     (not with CMSTAT_BENCH=) and the KUnit modules if KDIR
-#                     has KUnit (not with CMSTAT_KUNIT=)
+#                     (not with CMSTAT_BENCH=), the test client (not with
+#                     CMSTAT_TESTS=) and the KUnit modules if KDIR has KUnit
+#                     (not with CMSTAT_KUNIT=)
 #   make clean
 #   make install      modules into /lib/modules/<release>/extra; headers and
 #                     Module.symvers into /usr/src/cmstat-<version>/ for client
@@ -53,9 +54,9 @@ install-paths:
 	@test -n "$(VERSION)" || { echo "no MODULE_VERSION in module/main.c" >&2; exit 1; }
 	@test -n "$(KERNELRELEASE)" || { echo "no kernel release in $(KDIR)" >&2; exit 1; }
 
-# Installed: cmstat.ko and the sample client, not the benchmark and KUnit
-# modules, which exist for this tree's tests (see Kbuild).
-INSTALLED = CMSTAT_BENCH= CMSTAT_KUNIT=
+# Installed: cmstat.ko and the sample client, not the benchmark, test
+# client and KUnit modules, which exist for this tree's tests (see Kbuild).
+INSTALLED = CMSTAT_BENCH= CMSTAT_TESTS= CMSTAT_KUNIT=
 
 install: install-paths
 	$(MAKE) -C $(KDIR) M=$(CURDIR) $(INSTALLED) modules

@@ -172,6 +172,36 @@ static void alloc_exact_large(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ctx->now.live_bytes, 0);
 }
 
+#define ALIGN_OBJECTS	16
+
+/*
+ * Every class, as kmalloc() does: power-of-two sizes naturally aligned,
+ * others to their largest power-of-two factor.  Under KASAN or slub_debug
+ * red zones the objects are spaced wider than their size, so only the
+ * alignment the cache was created with keeps this true.
+ */
+static void alloc_alignment(struct kunit *test)
+{
+	struct alloc_test_ctx *ctx = test->priv;
+	void *p[ALIGN_OBJECTS];
+	unsigned int class, i, bad;
+
+	for (class = 0; class < CMSTAT_NR_CLASSES; class++) {
+		size_t size = cmstat_class_size(class), align = size & -size;
+
+		for (i = 0, bad = 0; i < ALIGN_OBJECTS; i++) {
+			p[i] = cmstat_alloc(ctx->heap, size, GFP_KERNEL);
+			KUNIT_ASSERT_NOT_NULL(test, p[i]);
+			bad += !IS_ALIGNED((unsigned long)p[i], align);
+		}
+		KUNIT_EXPECT_EQ_MSG(test, bad, 0,
+				    "%u of %u objects of %zu bytes not %zu-aligned",
+				    bad, ALIGN_OBJECTS, size, align);
+		for (i = 0; i < ALIGN_OBJECTS; i++)
+			cmstat_free(ctx->heap, p[i], size);
+	}
+}
+
 static void alloc_zeroed(struct kunit *test)
 {
 	static const size_t sizes[] = { 1, 100, 4000, 32768, 70000 };
@@ -239,16 +269,23 @@ static void alloc_bad_sizes(struct kunit *test)
 static void alloc_bad_names(struct kunit *test)
 {
 	static const char * const bad[] = {
-		"", ".", "..", "a/b", "with space",
+		"", ".", "..", "a/b", "with space", "tab\there", "new\nline",
+		"caf\xe9",	/* Latin-1: isalnum() says letter */
+		"\xc3\xa9t\xc3\xa9",	/* UTF-8 */
 		"abcdefghijklmnopqrstuvwxyz012345",	/* 32 characters */
 	};
 	struct cmstat_heap *h;
 	unsigned int i;
 
 	KUNIT_EXPECT_PTR_EQ(test, cmstat_heap_create(NULL), ERR_PTR(-EINVAL));
-	for (i = 0; i < ARRAY_SIZE(bad); i++)
-		KUNIT_EXPECT_PTR_EQ(test, cmstat_heap_create(bad[i]),
-				    ERR_PTR(-EINVAL));
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		h = cmstat_heap_create(bad[i]);
+		KUNIT_EXPECT_PTR_EQ_MSG(test, h, ERR_PTR(-EINVAL),
+					"name %*pE accepted", (int)strlen(bad[i]),
+					bad[i]);
+		if (!IS_ERR(h))
+			cmstat_heap_destroy(h);
+	}
 	/* "kunit" exists (the test's own heap). */
 	KUNIT_EXPECT_PTR_EQ(test, cmstat_heap_create("kunit"), ERR_PTR(-EEXIST));
 	h = cmstat_heap_create("abcdefghijklmnopqrstuvwxyz01234");
@@ -333,6 +370,7 @@ static struct kunit_case alloc_cases[] = {
 	KUNIT_CASE(alloc_class_lookup),
 	KUNIT_CASE(alloc_exact_per_class),
 	KUNIT_CASE(alloc_exact_large),
+	KUNIT_CASE(alloc_alignment),
 	KUNIT_CASE(alloc_zeroed),
 	KUNIT_CASE(alloc_array),
 	KUNIT_CASE(alloc_bad_sizes),

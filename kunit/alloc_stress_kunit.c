@@ -147,7 +147,7 @@ static void alloc_stress_concurrent(struct kunit *test)
 	unsigned int i, nr = num_online_cpus(), cpu;
 	struct cmstat_heap_stats *st, *all;
 	struct alloc_worker *workers;
-	unsigned long snapshots = 0, violations = 0, deadline;
+	unsigned long snapshots = 0, violations = 0;
 	struct truth sum = {}, irq = {};
 	bool exact;
 
@@ -191,10 +191,8 @@ static void alloc_stress_concurrent(struct kunit *test)
 	}
 	nr = i;
 
-	/* Bounded in time too: at 16 vCPUs under TCG a snapshot is slow. */
-	deadline = jiffies + 60 * HZ;
-	while (snapshots < alloc_stress_snapshots &&
-	       time_before(jiffies, deadline)) {
+	/* Bounded by count only: a busy host makes it slower, not shorter. */
+	while (snapshots < alloc_stress_snapshots) {
 		if (!cmstat_heap_read(stress_heap, st)) {
 			snapshots++;
 			violations += !cmstat_heap_stats_valid(st);
@@ -230,9 +228,6 @@ static void alloc_stress_concurrent(struct kunit *test)
 		   num_online_cpus(), snapshots, violations, sum.mallocs,
 		   sum.frees, exact, irq.mallocs, sum.failed, sum.alloc_bytes);
 	KUNIT_EXPECT_EQ(test, violations, 0);
-	/* Enough snapshots taken while the writers ran to mean something. */
-	KUNIT_EXPECT_GE(test, snapshots,
-			min_t(unsigned long, alloc_stress_snapshots, 100));
 	KUNIT_EXPECT_TRUE(test, exact);
 	KUNIT_EXPECT_GT(test, irq.mallocs, 0);
 	cmstat_heap_destroy(stress_heap);

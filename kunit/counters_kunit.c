@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * KUnit tests of the consistent counters on one CPU at a time: exact totals,
- * generation rotation, signed deltas, bad arguments, and a reader held by an
- * open writer section.
+ * generation rotation, signed deltas, bad arguments, a reader held by a
+ * writer section open in task context and in softirq context, and a read
+ * from inside a section.
  */
 
 #include <kunit/test.h>
@@ -11,6 +12,7 @@
 #include <linux/err.h>
 #include <linux/kthread.h>
 #include <linux/sched.h>
+#include <linux/workqueue.h>
 
 #include <cmstat/counters.h>
 
@@ -22,6 +24,15 @@ static struct cmstat_counters *alloc_set(struct kunit *test, unsigned int nr)
 
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, set);
 	return set;
+}
+
+/* A snapshot that must succeed; returns its epoch. */
+static u64 read_ok(struct kunit *test, struct cmstat_counters *set, u64 *totals)
+{
+	u64 epoch = 0;
+
+	KUNIT_EXPECT_EQ(test, cmstat_counters_read(set, totals, &epoch), 0);
+	return epoch;
 }
 
 /* One section adding @d[i] to counter i, for every i. */
@@ -48,7 +59,7 @@ static void counters_exact_after_writes(struct kunit *test)
 
 	for (n = 0; n < 1000; n++)
 		write_all(set, d);
-	cmstat_counters_read(set, totals);
+	read_ok(test, set, totals);
 	for (i = 0; i < NR_TEST_COUNTERS; i++)
 		KUNIT_EXPECT_EQ(test, totals[i], 1000 * (u64)d[i]);
 	cmstat_counters_free(set);
@@ -60,7 +71,7 @@ static void counters_reads_rotate(struct kunit *test)
 	struct cmstat_counters *set = alloc_set(test, NR_TEST_COUNTERS);
 	s64 d[NR_TEST_COUNTERS];
 	u64 totals[NR_TEST_COUNTERS], expect = 0;
-	unsigned long epoch, n;
+	unsigned long n;
 
 	for (n = 1; n <= 4 * CMSTAT_RING_SLOTS + 1; n++) {
 		d[0] = n;
@@ -69,8 +80,7 @@ static void counters_reads_rotate(struct kunit *test)
 		d[3] = 0;
 		write_all(set, d);
 		expect += n;
-		epoch = cmstat_counters_read(set, totals);
-		KUNIT_EXPECT_EQ(test, epoch, n);
+		KUNIT_EXPECT_EQ(test, read_ok(test, set, totals), n);
 		KUNIT_EXPECT_EQ(test, totals[0], expect);
 		KUNIT_EXPECT_EQ(test, (s64)totals[1], -(s64)expect);
 		KUNIT_EXPECT_EQ(test, totals[2], 2 * expect);
@@ -87,7 +97,7 @@ static void counters_read_without_writers(struct kunit *test)
 
 	for (n = 0; n < 3 * CMSTAT_RING_SLOTS; n++) {
 		memset(totals, 0xff, sizeof(totals));
-		cmstat_counters_read(set, totals);
+		read_ok(test, set, totals);
 		for (i = 0; i < NR_TEST_COUNTERS; i++)
 			KUNIT_EXPECT_EQ(test, totals[i], 0);
 	}
@@ -102,9 +112,9 @@ static void counters_signed_deltas(struct kunit *test)
 	u64 totals[NR_TEST_COUNTERS];
 
 	write_all(set, up);
-	cmstat_counters_read(set, totals);
+	read_ok(test, set, totals);
 	write_all(set, down);
-	cmstat_counters_read(set, totals);
+	read_ok(test, set, totals);
 	KUNIT_EXPECT_EQ(test, (s64)totals[0], -3);
 	/* S64_MAX + 2 wraps: counters are modulo 2^64. */
 	KUNIT_EXPECT_EQ(test, totals[1], (u64)S64_MAX + 2);
@@ -124,46 +134,64 @@ static void counters_bad_alloc(struct kunit *test)
 }
 
 /*
- * A writer that opens a section, adds to counter 0, and stays in the
- * section until told to go on, then adds to counter 1 and closes it.
+ * A section held open: adds to counter 0, stays in the section until told
+ * to go on, then adds to counter 1 and closes.  Run by a kthread (task
+ * context) or a BH work item (softirq context) on a CPU of its own.
  */
-struct held_writer {
+struct held_section {
 	struct cmstat_counters *set;
 	struct completion opened;
 	bool release;
+	int ctx;		/* the context the section was opened in */
 	bool timed_out;
+	struct work_struct bh_work;
 };
 
-static int held_writer_fn(void *arg)
+/* Bounded, so that a bug cannot hang the machine: 20 s is a hang. */
+static void hold_section(struct held_section *h)
 {
-	struct held_writer *w = arg;
 	unsigned long deadline = jiffies + 20 * HZ;
 	struct cmstat_section sec;
 	u64 __percpu *slot;
 
-	if (cmstat_section_begin(&sec)) {
-		slot = cmstat_section_slot(w->set);
-		cmstat_section_add(slot, 0, 1);
-		complete(&w->opened);
-		/* Pairs with WRITE_ONCE() in the test; bounded so a bug can't hang. */
-		while (!READ_ONCE(w->release)) {
-			if (time_after(jiffies, deadline)) {
-				w->timed_out = true;
-				break;
-			}
-			cpu_relax();
-		}
-		cmstat_section_add(slot, 1, 1);
-		cmstat_section_end(&sec);
+	h->ctx = -1;
+	if (!cmstat_section_begin(&sec)) {
+		complete(&h->opened);
+		return;
 	}
+	h->ctx = sec.ctx;
+	slot = cmstat_section_slot(h->set);
+	cmstat_section_add(slot, 0, 1);
+	complete(&h->opened);
+	/* Pairs with WRITE_ONCE() in expect_reader_held(). */
+	while (!READ_ONCE(h->release)) {
+		if (time_after(jiffies, deadline)) {
+			h->timed_out = true;
+			break;
+		}
+		cpu_relax();
+	}
+	cmstat_section_add(slot, 1, 1);
+	cmstat_section_end(&sec);
+}
+
+static int held_task_fn(void *arg)
+{
+	hold_section(arg);
 	while (!kthread_should_stop())
 		schedule_timeout_interruptible(1);
 	return 0;
 }
 
+static void held_bh_fn(struct work_struct *work)
+{
+	hold_section(container_of(work, struct held_section, bh_work));
+}
+
 struct held_reader {
 	struct cmstat_counters *set;
 	u64 totals[NR_TEST_COUNTERS];
+	int err;
 	struct completion started;
 	struct completion done;
 };
@@ -173,41 +201,32 @@ static int held_reader_fn(void *arg)
 	struct held_reader *r = arg;
 
 	complete(&r->started);
-	cmstat_counters_read(r->set, r->totals);
+	r->err = cmstat_counters_read(r->set, r->totals, NULL);
 	complete(&r->done);
 	while (!kthread_should_stop())
 		schedule_timeout_interruptible(1);
 	return 0;
 }
 
-static void counters_writer_holds_reader(struct kunit *test)
+/*
+ * With @h's section open on another CPU, a reader on @rcpu must wait for
+ * it until it is released, and then hold the update wholly or not at all.
+ */
+static void expect_reader_held(struct kunit *test, struct held_section *h,
+			       unsigned int rcpu)
 {
-	struct held_writer w = { .release = false };
-	struct held_reader r;
-	struct task_struct *wt, *rt;
+	struct held_reader r = { .set = h->set };
 	u64 totals[NR_TEST_COUNTERS];
-	unsigned int wcpu, rcpu;
+	struct task_struct *rt;
 
-	if (num_online_cpus() < 3)
-		kunit_skip(test, "needs 3 CPUs: writer, reader, test");
-
-	w.set = alloc_set(test, NR_TEST_COUNTERS);
-	r.set = w.set;
-	init_completion(&w.opened);
 	init_completion(&r.started);
 	init_completion(&r.done);
-
-	/* Keep the spinning writer off the CPUs the test and reader use. */
-	wcpu = cpumask_last(cpu_online_mask);
-	rcpu = cpumask_first(cpu_online_mask);
-	wt = kthread_create(held_writer_fn, &w, "cmstat_held_w");
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, wt);
-	kthread_bind(wt, wcpu);
-	wake_up_process(wt);
-	wait_for_completion(&w.opened);
-
 	rt = kthread_create(held_reader_fn, &r, "cmstat_held_r");
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, rt);
+	if (IS_ERR(rt)) {
+		WRITE_ONCE(h->release, true);
+		KUNIT_FAIL(test, "kthread_create: %pe", rt);
+		return;
+	}
 	kthread_bind(rt, rcpu);
 	wake_up_process(rt);
 	wait_for_completion(&r.started);
@@ -216,20 +235,88 @@ static void counters_writer_holds_reader(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, wait_for_completion_timeout(&r.done,
 							  msecs_to_jiffies(300)),
 			0);
-	WRITE_ONCE(w.release, true);
-	KUNIT_EXPECT_GT(test, wait_for_completion_timeout(&r.done, 30 * HZ), 0);
+	WRITE_ONCE(h->release, true);
+	wait_for_completion(&r.done);
 	kthread_stop(rt);
-	kthread_stop(wt);
-	KUNIT_EXPECT_FALSE(test, w.timed_out);
+	KUNIT_EXPECT_FALSE(test, h->timed_out);
 
-	/* The held update is in the snapshot wholly or not at all. */
+	KUNIT_EXPECT_EQ(test, r.err, 0);
 	KUNIT_EXPECT_EQ(test, r.totals[0], r.totals[1]);
 	kunit_info(test, "held update %s the reader's snapshot\n",
 		   r.totals[0] ? "in" : "not in");
-	cmstat_counters_read(w.set, totals);
+	read_ok(test, h->set, totals);
 	KUNIT_EXPECT_EQ(test, totals[0], 1);
 	KUNIT_EXPECT_EQ(test, totals[1], 1);
-	cmstat_counters_free(w.set);
+}
+
+static void held_init(struct kunit *test, struct held_section *h)
+{
+	if (num_online_cpus() < 3)
+		kunit_skip(test, "needs 3 CPUs: writer, reader, test");
+	h->set = alloc_set(test, NR_TEST_COUNTERS);
+	init_completion(&h->opened);
+}
+
+/* The writer, spinning, runs on the last CPU; the reader on the first. */
+static void counters_task_section_holds_reader(struct kunit *test)
+{
+	struct held_section h = { };
+	struct task_struct *wt;
+
+	held_init(test, &h);
+	wt = kthread_create(held_task_fn, &h, "cmstat_held_w");
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, wt);
+	kthread_bind(wt, cpumask_last(cpu_online_mask));
+	wake_up_process(wt);
+	wait_for_completion(&h.opened);
+	KUNIT_EXPECT_EQ(test, h.ctx, CMSTAT_CTX_TASK);
+
+	expect_reader_held(test, &h, cpumask_first(cpu_online_mask));
+	kthread_stop(wt);
+	cmstat_counters_free(h.set);
+}
+
+/*
+ * The same with the section open in a softirq, a BH work item: the
+ * reader's IPI lands in it (softirqs run with interrupts on), sees the
+ * softirq context's counter odd, and must wait for that one.
+ */
+static void counters_softirq_section_holds_reader(struct kunit *test)
+{
+	struct held_section h = { };
+
+	held_init(test, &h);
+	INIT_WORK(&h.bh_work, held_bh_fn);
+	queue_work_on(cpumask_last(cpu_online_mask), system_bh_wq, &h.bh_work);
+	wait_for_completion(&h.opened);
+	KUNIT_EXPECT_EQ(test, h.ctx, CMSTAT_CTX_SOFTIRQ);
+
+	expect_reader_held(test, &h, cpumask_first(cpu_online_mask));
+	flush_work(&h.bh_work);
+	cmstat_counters_free(h.set);
+}
+
+/*
+ * A read from inside a section would wait for that section forever: it is
+ * refused, before anything sleeps.  The result is checked after the
+ * section, where KUnit may allocate.
+ */
+static void counters_read_in_section(struct kunit *test)
+{
+	struct cmstat_counters *set = alloc_set(test, NR_TEST_COUNTERS);
+	u64 totals[NR_TEST_COUNTERS];
+	struct cmstat_section sec;
+	int err = 0;
+
+	if (cmstat_section_begin(&sec)) {
+		cmstat_section_add(cmstat_section_slot(set), 0, 1);
+		err = cmstat_counters_read(set, totals, NULL);
+		cmstat_section_end(&sec);
+	}
+	KUNIT_EXPECT_EQ(test, err, -EDEADLK);
+	read_ok(test, set, totals);
+	KUNIT_EXPECT_EQ(test, totals[0], 1);
+	cmstat_counters_free(set);
 }
 
 static struct kunit_case counters_cases[] = {
@@ -238,7 +325,9 @@ static struct kunit_case counters_cases[] = {
 	KUNIT_CASE(counters_read_without_writers),
 	KUNIT_CASE(counters_signed_deltas),
 	KUNIT_CASE(counters_bad_alloc),
-	KUNIT_CASE_SLOW(counters_writer_holds_reader),
+	KUNIT_CASE(counters_read_in_section),
+	KUNIT_CASE_SLOW(counters_task_section_holds_reader),
+	KUNIT_CASE_SLOW(counters_softirq_section_holds_reader),
 	{}
 };
 

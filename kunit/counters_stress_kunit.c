@@ -9,6 +9,15 @@
  * Every update adds k to A, 2k to B and 3k to C in one section, so each
  * consistent snapshot has B == 2 * A and C == A + B, and at the end A equals
  * the sum of what every writer says it added.
+ *
+ * Sections are a few dozen instructions, so a reader's IPI would rarely
+ * land inside one, and the stress could not tell a broken protocol from a
+ * working one.  So every 8th task section lingers, with a softirq section
+ * (a BH work item) nested in it that lingers too: most of the time an IPI
+ * lands inside an open task section, and often inside the softirq section
+ * nested in it.  Built with CMSTAT_MUTATIONS (a test-only build of cmstat
+ * and of this module, see module/mutation.c), the stress checks that each
+ * mutation of the protocol makes it report violations.
  */
 
 #include <kunit/test.h>
@@ -20,6 +29,7 @@
 #include <linux/module.h>
 #include <linux/slab.h>
 #include <linux/smp.h>
+#include <linux/workqueue.h>
 
 #ifdef CONFIG_X86_LOCAL_APIC
 #include <asm/apic.h>
@@ -42,17 +52,25 @@ enum { CTR_A, CTR_B, CTR_C, NR_STRESS_COUNTERS };
 #define HARD_PERIOD_NS	(150 * NSEC_PER_USEC)
 #define SOFT_PERIOD_NS	(230 * NSEC_PER_USEC)
 
-/* What each context added to A, per CPU; only ever added to locally. */
+/* How long a lingering section waits between its first and second add. */
+#define LINGER_US	10
+
+/*
+ * What each context added to A, per CPU; only ever added to locally.
+ * nmi_refused counts NMI sections that cmstat_section_begin() refused.
+ */
 struct stress_tally {
 	u64 softirq;
 	u64 hardirq;
 	u64 nmi;
+	u64 nmi_refused;
 };
 
 struct stress_cpu {
 	struct hrtimer hard;
 	struct hrtimer soft;
 	struct irq_work work;
+	struct work_struct bh_work;
 	bool nmi_pending;
 };
 
@@ -66,17 +84,28 @@ static bool stress_stop;
 static DEFINE_PER_CPU(struct stress_tally, stress_tally);
 static DEFINE_PER_CPU(struct stress_cpu, stress_cpu);
 
+/* The mutation cmstat was built and loaded with; 0 for none. */
+static int stress_mutation(void)
+{
+#ifdef CMSTAT_MUTATIONS
+	return READ_ONCE(cmstat_mutation);
+#else
+	return 0;
+#endif
+}
+
 /*
  * One update of the invariant triple.  @mid runs between the A and B adds,
  * inside the section, to make another context nest right there.
+ * Return: whether the section was opened (and the update made).
  */
-static void stress_update(u64 k, void (*mid)(void))
+static bool stress_update(u64 k, void (*mid)(void))
 {
 	struct cmstat_section sec;
 	u64 __percpu *slot;
 
 	if (!cmstat_section_begin(&sec))
-		return;
+		return false;
 	slot = cmstat_section_slot(stress_set);
 	cmstat_section_add(slot, CTR_A, k);
 	if (mid)
@@ -84,6 +113,33 @@ static void stress_update(u64 k, void (*mid)(void))
 	cmstat_section_add(slot, CTR_B, 2 * k);
 	cmstat_section_add(slot, CTR_C, 3 * k);
 	cmstat_section_end(&sec);
+	return true;
+}
+
+static void stress_linger(void)
+{
+	udelay(LINGER_US);
+}
+
+/* A lingering softirq section, nested in a lingering task section. */
+static void stress_bh_work(struct work_struct *work)
+{
+	if (stress_update(1, stress_linger))
+		this_cpu_add(stress_tally.softirq, 1);
+}
+
+/*
+ * Inside a task section: linger, run the BH work item right here (it is
+ * queued on this CPU, and local_bh_enable() runs the pending softirq),
+ * linger again.
+ */
+static void stress_linger_nested(void)
+{
+	stress_linger();
+	local_bh_disable();
+	queue_work(system_bh_wq, this_cpu_ptr(&stress_cpu.bh_work));
+	local_bh_enable();
+	stress_linger();
 }
 
 #if HAVE_TEST_NMI
@@ -93,8 +149,10 @@ static int stress_nmi(unsigned int type, struct pt_regs *regs)
 
 	if (!READ_ONCE(sc->nmi_pending))
 		return NMI_DONE;
-	stress_update(1, NULL);
-	this_cpu_add(stress_tally.nmi, 1);
+	if (stress_update(1, NULL))
+		this_cpu_add(stress_tally.nmi, 1);
+	else
+		this_cpu_add(stress_tally.nmi_refused, 1);
 	/* Pairs with READ_ONCE() in stress_wait_nmis(). */
 	WRITE_ONCE(sc->nmi_pending, false);
 	return NMI_HANDLED;
@@ -120,9 +178,9 @@ static DEFINE_PER_CPU(unsigned int, stress_irq_work_calls);
 static void stress_irq_work(struct irq_work *work)
 {
 	/* Every 4th has an NMI nest inside it. */
-	stress_update(1, (this_cpu_inc_return(stress_irq_work_calls) % 4) ?
-			 NULL : stress_raise_nmi);
-	this_cpu_add(stress_tally.hardirq, 1);
+	if (stress_update(1, (this_cpu_inc_return(stress_irq_work_calls) % 4) ?
+			  NULL : stress_raise_nmi))
+		this_cpu_add(stress_tally.hardirq, 1);
 }
 
 static void stress_queue_irq_work(void)
@@ -136,11 +194,12 @@ static enum hrtimer_restart stress_timer(struct hrtimer *t)
 {
 	bool hard = in_hardirq();
 
-	stress_update(1, NULL);
-	if (hard)
-		this_cpu_add(stress_tally.hardirq, 1);
-	else
-		this_cpu_add(stress_tally.softirq, 1);
+	if (stress_update(1, NULL)) {
+		if (hard)
+			this_cpu_add(stress_tally.hardirq, 1);
+		else
+			this_cpu_add(stress_tally.softirq, 1);
+	}
 	if (READ_ONCE(stress_stop))
 		return HRTIMER_NORESTART;
 	hrtimer_forward_now(t, ns_to_ktime(hard ? HARD_PERIOD_NS : SOFT_PERIOD_NS));
@@ -154,10 +213,15 @@ static int stress_writer_fn(void *arg)
 
 	while (!kthread_should_stop()) {
 		u64 k = n % 7 + 1;
+		void (*mid)(void) = NULL;
 
 		/* Every 64th section has a hardirq nest inside it. */
-		stress_update(k, (n % 64) ? NULL : stress_queue_irq_work);
-		w->added += k;
+		if (n % 64 == 0)
+			mid = stress_queue_irq_work;
+		else if (n % 8 == 0)
+			mid = stress_linger_nested;
+		if (stress_update(k, mid))
+			w->added += k;
 		if (++n % 256 == 0)
 			cond_resched();
 	}
@@ -183,6 +247,7 @@ static void stress_init_cpu(unsigned int cpu)
 	struct stress_cpu *sc = per_cpu_ptr(&stress_cpu, cpu);
 
 	sc->work = IRQ_WORK_INIT_HARD(stress_irq_work);
+	INIT_WORK(&sc->bh_work, stress_bh_work);
 	sc->nmi_pending = false;
 	hrtimer_init(&sc->hard, CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED_HARD);
 	sc->hard.function = stress_timer;
@@ -278,6 +343,7 @@ static u64 stress_stop_all(struct kunit *test, struct stress_run *run,
 		hrtimer_cancel(&sc->hard);
 		hrtimer_cancel(&sc->soft);
 		irq_work_sync(&sc->work);
+		flush_work(&sc->bh_work);
 	}
 #if HAVE_TEST_NMI
 	stress_wait_nmis(test);
@@ -289,6 +355,7 @@ static u64 stress_stop_all(struct kunit *test, struct stress_run *run,
 		sum->softirq += t->softirq;
 		sum->hardirq += t->hardirq;
 		sum->nmi += t->nmi;
+		sum->nmi_refused += t->nmi_refused;
 	}
 	return added + sum->softirq + sum->hardirq + sum->nmi;
 }
@@ -299,7 +366,8 @@ static void stress_read_loop(struct stress_run *run, unsigned long n)
 	u64 t[NR_STRESS_COUNTERS], last_a = 0;
 
 	while (run->snapshots < n) {
-		cmstat_counters_read(stress_set, t);
+		if (cmstat_counters_read(stress_set, t, NULL))
+			continue;
 		run->snapshots++;
 		if (!stress_consistent(t))
 			run->violations++;
@@ -322,25 +390,36 @@ static void stress_finish(struct kunit *test, struct stress_run *run,
 	bool exact;
 
 	added = stress_stop_all(test, run, &sum);
-	cmstat_counters_read(stress_set, t);
+	KUNIT_EXPECT_EQ(test, cmstat_counters_read(stress_set, t, NULL), 0);
 	exact = t[CTR_A] == added && stress_consistent(t);
 
 	kunit_info(test,
-		   "cpus=%u writers=%u snapshots=%lu violations=%lu control_violations=%lu totals_exact=%d softirq=%llu hardirq=%llu nmi=%llu%s\n",
-		   num_online_cpus(), run->nr_writers, run->snapshots,
-		   run->violations, run->control_violations, exact,
-		   sum.softirq, sum.hardirq, sum.nmi, extra);
-	KUNIT_EXPECT_EQ(test, run->violations, 0);
-	KUNIT_EXPECT_EQ(test, run->regressions, 0);
-	KUNIT_EXPECT_TRUE(test, exact);
+		   "cpus=%u writers=%u mutation=%d snapshots=%lu violations=%lu control_violations=%lu totals_exact=%d softirq=%llu hardirq=%llu nmi=%llu nmi_refused=%llu%s\n",
+		   num_online_cpus(), run->nr_writers, stress_mutation(),
+		   run->snapshots, run->violations, run->control_violations,
+		   exact, sum.softirq, sum.hardirq, sum.nmi, sum.nmi_refused,
+		   extra);
+	if (stress_mutation()) {
+		/* A broken protocol must show; the totals may be off too. */
+		KUNIT_EXPECT_GT(test, run->violations, 0);
+	} else {
+		KUNIT_EXPECT_EQ(test, run->violations, 0);
+		KUNIT_EXPECT_EQ(test, run->regressions, 0);
+		KUNIT_EXPECT_TRUE(test, exact);
+	}
 	/* The control must see what the protocol hides, or the check is blind. */
 	if (num_online_cpus() >= 2)
 		KUNIT_EXPECT_GT(test, run->control_violations, 0);
 	/* Every context really wrote. */
 	KUNIT_EXPECT_GT(test, sum.softirq, 0);
 	KUNIT_EXPECT_GT(test, sum.hardirq, 0);
-	if (HAVE_TEST_NMI)
-		KUNIT_EXPECT_GT(test, sum.nmi, 0);
+	/* NMI writers, where per-CPU operations are NMI-safe; else refused. */
+	if (HAVE_TEST_NMI) {
+		KUNIT_EXPECT_GT(test, CMSTAT_NMI_WRITERS ? sum.nmi :
+				sum.nmi_refused, 0);
+		KUNIT_EXPECT_EQ(test, CMSTAT_NMI_WRITERS ? sum.nmi_refused :
+				sum.nmi, 0);
+	}
 	cmstat_counters_free(stress_set);
 	stress_set = NULL;
 }
@@ -371,6 +450,8 @@ static void stress_consistency(struct kunit *test)
 	stress_finish(test, &run, "");
 }
 
+#define HOTPLUG_MIN_CYCLES	3
+
 struct hotplug_ctl {
 	unsigned int cpu;
 	unsigned int cycles;
@@ -388,10 +469,10 @@ static int hotplug_fn(void *arg)
 			msleep(20);
 			ret = add_cpu(h->cpu);
 			if (!ret)
-				h->cycles++;
+				WRITE_ONCE(h->cycles, h->cycles + 1);
 		}
 		if (ret && ret != -EBUSY)
-			h->err = ret;
+			WRITE_ONCE(h->err, ret);
 		msleep(100);
 	}
 	return 0;
@@ -410,8 +491,14 @@ static void stress_hotplug(struct kunit *test)
 	stress_start(test, &run);
 	ht = kthread_run(hotplug_fn, &h, "cmstat_hotplug");
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, ht);
-	/* Each hotplug step holds readers off: fewer snapshots, same checks. */
+	/*
+	 * Each hotplug step holds readers off: fewer snapshots, same checks,
+	 * and as many more as it takes for some hotplug cycles to happen
+	 * during the stress, however slow the host.
+	 */
 	stress_read_loop(&run, stress_snapshots / 4);
+	while (READ_ONCE(h.cycles) < HOTPLUG_MIN_CYCLES && !READ_ONCE(h.err))
+		stress_read_loop(&run, run.snapshots + 1);
 	kthread_stop(ht);
 	/* Leave the CPU online whatever happened. */
 	if (!cpu_online(h.cpu))

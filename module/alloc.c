@@ -10,15 +10,6 @@
 
 #include "internal.h"
 
-/* Give memory back to where cmstat_alloc() got it. */
-static __always_inline void cmstat_release(int class, const void *obj)
-{
-	if (class >= 0)
-		kmem_cache_free(cmstat_class_caches[class], (void *)obj);
-	else
-		kfree(obj);
-}
-
 /*
  * One writer section over the heap's set and the all-heaps set: the @n
  * (index, delta) pairs in @upd go to both.
@@ -143,7 +134,7 @@ void *cmstat_alloc(struct cmstat_heap *heap, size_t size, gfp_t gfp)
 		obj = NULL;
 
 	if (unlikely(obj && cmstat_debug_track(heap, obj, size, gfp))) {
-		cmstat_release(class, obj);
+		kfree(obj);
 		obj = NULL;
 	}
 	if (unlikely(!obj)) {
@@ -201,17 +192,19 @@ EXPORT_SYMBOL_GPL(cmstat_alloc_array);
  * @obj: the memory; NULL and ZERO_SIZE_PTR are no-ops
  * @size: the size passed to the allocation
  *
- * A sized free, like kmem_cache_free() needs its cache: the size names the
- * class, so cmstat keeps no per-object header and does no lookup to find
- * where the object came from.  Any context, like the allocation.
+ * A sized free: the size names the class the statistics move, so cmstat
+ * keeps no per-object header.  The memory goes back through kfree(), which
+ * finds the object's slab (or pages) by itself.  Any context, like the
+ * allocation.
  *
  * Freeing with another size or into another heap than the allocation used
- * is a contract violation, as kmem_cache_free() into the wrong cache is:
- * the memory may go to the wrong cache and the statistics go wrong.  With
- * the module parameter debug_free=1, cmstat tracks every live object,
- * reports such a free (and a free of memory it did not allocate) in the
- * kernel log, counts it (cmstat_debug_invalid_frees()), and leaves the
- * object allocated rather than free it wrongly.
+ * is a contract violation.  It cannot damage memory, only the statistics:
+ * cmstat reports the heap whose statistics it broke, once, in the kernel
+ * log.  With the module parameter debug_free=1, cmstat tracks every live
+ * object, reports such a free (and a double free, or a free of memory it
+ * did not allocate) as it happens, counts it
+ * (cmstat_debug_invalid_frees()), and leaves the object allocated and the
+ * statistics alone.
  */
 void cmstat_free(struct cmstat_heap *heap, const void *obj, size_t size)
 {
@@ -221,8 +214,9 @@ void cmstat_free(struct cmstat_heap *heap, const void *obj, size_t size)
 		return;
 	if (unlikely(!cmstat_debug_untrack(heap, obj, size)))
 		return;
+	/* Whatever @size says: a wrong one must not reach a wrong cache. */
+	kfree(obj);
 	class = cmstat_class_of(size);
-	cmstat_release(class, obj);
 	cmstat_account_free(heap, class, size,
 			    cmstat_class_held_bytes(class, size));
 }

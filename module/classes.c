@@ -97,13 +97,31 @@ static void cmstat_fill_lookup(void)
 	}
 }
 
+/*
+ * kmem_cache_destroy() of a cache that still holds objects WARNs (and a
+ * panic_on_warn host panics).  Cmstat cannot be unloaded while a heap's
+ * statistics show live objects (heap.c holds a reference), but with
+ * accounting=0 it cannot see them, and a client may have freed memory
+ * with the wrong heap or size: so ask the slab allocator, which knows.  A
+ * cache that still holds objects is left allocated, as leaked memory is.
+ */
 void cmstat_classes_exit(void)
 {
 	unsigned int class;
 
 	/* Not reset to NULL: read-only once loaded, and never read again. */
-	for (class = 0; class < CMSTAT_NR_CLASSES; class++)
-		kmem_cache_destroy(cmstat_class_caches[class]);
+	for (class = 0; class < CMSTAT_NR_CLASSES; class++) {
+		struct kmem_cache *cache = cmstat_class_caches[class];
+
+		if (!cache)
+			continue;
+		if (kmem_cache_shrink(cache)) {
+			pr_warn("cache %s still holds objects no client freed; left allocated\n",
+				class_cache_names[class]);
+			continue;
+		}
+		kmem_cache_destroy(cache);
+	}
 }
 
 int cmstat_classes_init(void)
@@ -116,14 +134,24 @@ int cmstat_classes_init(void)
 		u32 size = cmstat_class_sizes[class];
 		/*
 		 * As kmalloc: power-of-two sizes naturally aligned, others to
-		 * their largest power-of-two factor.
+		 * their largest power-of-two factor.  Not capped at PAGE_SIZE:
+		 * under KASAN or slub_debug red zones objects are spaced wider
+		 * than their size, and only this keeps an 8 KiB object 8 KiB
+		 * aligned.
 		 */
-		unsigned int align = min_t(u32, size & -size, PAGE_SIZE);
+		unsigned int align = size & -size;
 
 		snprintf(class_cache_names[class], sizeof(class_cache_names[0]),
 			 "cmstat-%u", size);
-		cache = kmem_cache_create(class_cache_names[class], size, align,
-					  0, NULL);
+		/*
+		 * The whole object is a usercopy region, as in kmalloc's
+		 * caches: drivers copy_{to,from}_user() their buffers, and
+		 * hardened usercopy (on in Debian's kernels) kills a copy
+		 * from a cache without one.
+		 */
+		cache = kmem_cache_create_usercopy(class_cache_names[class],
+						   size, align, 0, 0, size,
+						   NULL);
 		if (!cache) {
 			pr_err("cannot create cache for class %u\n", size);
 			cmstat_classes_exit();

@@ -8,9 +8,12 @@
  * whole argument; the comments here name the pairings.
  */
 
-#include <linux/cpu.h>
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/delay.h>
 #include <linux/export.h>
+#include <linux/jiffies.h>
+#include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/smp.h>
 
@@ -30,6 +33,9 @@ EXPORT_SYMBOL_GPL(cmstat_accounting);
  * hypervisor descheduled, and spinning would only burn our own CPU.
  */
 #define CMSTAT_WAIT_SPINS	128
+
+/* After this long, a reader reports the section it waits for. */
+#define CMSTAT_STUCK_SECS	5
 
 /**
  * cmstat_accounting_enabled() - whether writer sections record anything
@@ -94,10 +100,21 @@ void cmstat_counters_free(struct cmstat_counters *set)
 EXPORT_SYMBOL_GPL(cmstat_counters_free);
 
 /*
- * IPI handler: record this CPU's sequence counters.  Runs between two
- * instructions of whatever this CPU was doing, so a section that has made
- * its counter odd is seen open, and one that has not yet done so will load
- * ->gen after this handler returns.
+ * Record this CPU's sequence counters.  Runs on every online CPU: on the
+ * others from the reader's IPI, between two instructions of whatever they
+ * were doing (a task, a softirq, or the idle loop); on the reader's own CPU
+ * called directly, with interrupts off.  Either way it sees this CPU's own
+ * stores in program order, so a section that has made its counter odd is
+ * seen open, and one that has not yet done so will load ->gen after this
+ * returns.  Only task and softirq sections can be seen open: hardirq
+ * handlers run with interrupts off and NMIs cannot be interrupted, so a
+ * hardirq or NMI section is always either finished or not begun here.
+ *
+ * No barrier here: the IPI's message passing orders the reader's ->gen
+ * store before everything this CPU does after the handler.  The request
+ * was queued (llist_add(), fully ordered) after the reader's smp_mb() in
+ * cmstat_close_gen(), and this CPU took it off the queue (llist_del_all(),
+ * fully ordered) before calling us.
  */
 static void cmstat_sample_seq(void *info)
 {
@@ -105,55 +122,73 @@ static void cmstat_sample_seq(void *info)
 	struct cmstat_cpu_seq *sample = this_cpu_ptr(set->sample);
 	unsigned int ctx;
 
-	/*
-	 * Pairs with smp_mb() after the ->gen store in cmstat_close_gen():
-	 * every load of ->gen on this CPU after this handler sees the new
-	 * generation.  The IPI itself carries the order from the reader
-	 * (smp_call_function() queues and dequeues the request with fully
-	 * ordered atomics); this barrier makes it explicit on our side.
-	 */
-	smp_mb();
 	for (ctx = 0; ctx < CMSTAT_NR_CTX; ctx++)
 		sample->seq[ctx] = __this_cpu_read(cmstat_cpu_seq.seq[ctx]);
 }
 
-/* Wait for one CPU's context @ctx to leave the section it was sampled in. */
-static void cmstat_wait_one(unsigned int cpu, unsigned int ctx,
-			    unsigned long sampled)
+static const char * const cmstat_ctx_names[CMSTAT_NR_CTX] = {
+	"task", "softirq", "hardirq", "NMI",
+};
+
+/*
+ * Wait for one CPU's context @ctx to leave the section it was sampled in.
+ * Return: 0, or -EINTR on a fatal signal (the close stays pending).
+ */
+static int cmstat_wait_one(struct cmstat_counters *set, unsigned int cpu,
+			   unsigned int ctx, unsigned long sampled)
 {
 	unsigned long *seq = &per_cpu(cmstat_cpu_seq, cpu).seq[ctx];
+	unsigned long start = jiffies;
 	unsigned int spins = 0;
 
 	/*
 	 * Any change means the sampled section ended: a section opened later
 	 * on that CPU loaded the new ->gen.  So a CPU writing back-to-back
 	 * cannot starve us.  Lockless read of a remote counter that only its
-	 * own CPU writes (this_cpu_inc in the writer).
+	 * own CPU writes (this_cpu_inc() in the writer).
 	 */
 	while (READ_ONCE(*seq) == sampled) {
-		if (++spins < CMSTAT_WAIT_SPINS)
+		if (++spins < CMSTAT_WAIT_SPINS) {
 			cpu_relax();
-		else
+			continue;
+		}
+		if (fatal_signal_pending(current))
+			return -EINTR;
+		if (!set->stuck_reported &&
+		    time_after(jiffies, start + CMSTAT_STUCK_SECS * HZ)) {
+			set->stuck_reported = true;
+			pr_warn("a writer section open on CPU %u in %s context for %u s holds up readers: a section left open, or one that sleeps\n",
+				cpu, cmstat_ctx_names[ctx], CMSTAT_STUCK_SECS);
+		}
+		/* A vCPU descheduled mid-section: tens of us.  A bug: forever. */
+		if (time_before(jiffies, start + HZ))
 			usleep_range(10, 50);
+		else
+			schedule_timeout_killable(1);
 	}
+	return 0;
 }
 
 /*
- * Wait for every section that was open when @set's generation was closed.
- * The samples were taken by cmstat_sample_seq() on each online CPU; CPUs
- * that were offline had no section open, and hotplug is held off by our
- * caller.
+ * Wait for every section that was open when @set's generation was closed,
+ * as cmstat_sample_seq() recorded them.  Only CPUs online at sampling time
+ * have a non-zero sample.  Return: 0 or -EINTR.
  */
-static void cmstat_wait_sections(struct cmstat_counters *set)
+static int cmstat_wait_sections(struct cmstat_counters *set)
 {
 	unsigned int cpu, ctx;
+	int err;
 
-	for_each_online_cpu(cpu) {
+	for_each_possible_cpu(cpu) {
 		struct cmstat_cpu_seq *sample = per_cpu_ptr(set->sample, cpu);
 
-		for (ctx = 0; ctx < CMSTAT_NR_CTX; ctx++)
-			if (sample->seq[ctx] & 1)
-				cmstat_wait_one(cpu, ctx, sample->seq[ctx]);
+		for (ctx = 0; ctx < CMSTAT_NR_CTX; ctx++) {
+			if (!(sample->seq[ctx] & 1) || cmstat_mutate_skip_wait())
+				continue;
+			err = cmstat_wait_one(set, cpu, ctx, sample->seq[ctx]);
+			if (err)
+				return err;
+		}
 	}
 	/*
 	 * Pairs with smp_wmb() in cmstat_section_end(): having seen each
@@ -162,66 +197,55 @@ static void cmstat_wait_sections(struct cmstat_counters *set)
 	 * completion (release in the handler's CPU, acquire in the waiter).
 	 */
 	smp_rmb();
+	return 0;
 }
 
 /*
- * Close the current generation: writers move to the next slot, and when
- * this returns nothing writes the closed one any more.  Returns the closed
- * generation.
+ * Close the current generation: writers move to the next slot, and the
+ * closed one's open sections are recorded.  The caller then waits for them.
+ *
+ * No CPU hotplug lock is held, here or while waiting.  A CPU cannot go
+ * offline with a section open: the section disables preemption, and taking
+ * a CPU down runs stop_machine(), whose stopper thread must run on that CPU.
+ * A CPU that comes online after the samples were taken was offline, so in
+ * no section, and its first section loads ->gen after the full barriers of
+ * bringing it up.  Holding cpus_read_lock() across a wait on a section left
+ * open by a bug would block every CPU hotplug, and behind it the static key
+ * and kmem_cache_create() calls that take that lock.
  */
-static unsigned long cmstat_close_gen(struct cmstat_counters *set)
+static void cmstat_close_gen(struct cmstat_counters *set)
 {
-	unsigned long closed = set->gen;
+	unsigned int cpu;
 
-	cpus_read_lock();
+	/* Stale samples of CPUs that are offline now must not be waited on. */
+	for_each_possible_cpu(cpu)
+		memset(per_cpu_ptr(set->sample, cpu), 0, sizeof(*set->sample));
 	/*
 	 * Pairs with READ_ONCE() in cmstat_section_slot().  Release, so that
 	 * our earlier reads of the slot the new generation reuses are done
 	 * before any writer can see the new value and add to it.
 	 */
-	smp_store_release(&set->gen, closed + 1);
-	/* Pairs with smp_mb() in cmstat_sample_seq(); see there. */
+	smp_store_release(&set->gen, set->gen + 1);
+	/*
+	 * Orders the ->gen store before the IPI requests are queued: pairs
+	 * with the IPI's message passing, see cmstat_sample_seq().
+	 */
 	smp_mb();
 	on_each_cpu(cmstat_sample_seq, set, 1);
-	cmstat_wait_sections(set);
-	cpus_read_unlock();
-	return closed;
+	set->closing = true;
+	set->stuck_reported = false;
 }
 
-/**
- * cmstat_counters_read() - take a consistent snapshot of a counter set
- * @set: counter set
- * @totals: array of the set's @nr u64, filled with the totals
- *
- * Every writer section that wrote to @set is either wholly included or
- * wholly absent, and the totals are exact: the sum of every delta of the
- * included sections, over all possible CPUs (offline ones included), modulo
- * 2^64.  Signed counters can be read back by casting to s64.
- *
- * Sleeps: readers are serialised by a mutex, and the reader waits only for
- * sections that were open when it closed the generation, spinning briefly
- * and then sleeping.  It sends one IPI to every online CPU.  Must not be
- * called from a writer section.
- *
- * Return: the number of this snapshot (1 for the first), increasing by one
- * with every read of @set.
- */
-unsigned long cmstat_counters_read(struct cmstat_counters *set, u64 *totals)
+/* Fold the closed slot, quiescent on every CPU, and sum the totals. */
+static void cmstat_fold(struct cmstat_counters *set, u64 *totals)
 {
-	unsigned long closed;
-	unsigned int slot, i, cpu;
-	u64 *frozen;
-
-	might_sleep();
-	mutex_lock(&set->lock);
-	closed = cmstat_close_gen(set);
-	slot = closed % CMSTAT_RING_SLOTS;
-	frozen = set->frozen + slot * set->nr;
+	unsigned int slot = (set->gen - 1) % CMSTAT_RING_SLOTS, i, cpu;
+	u64 *frozen = set->frozen + slot * set->nr;
 
 	/*
-	 * The closed slot is quiescent on every CPU, so plain reads are
-	 * exact.  It holds every generation of its parity since the set was
-	 * created: the sum replaces what we froze last time.
+	 * Plain reads are exact: no writer touches the slot.  It holds every
+	 * generation of its parity since the set was created: the sum
+	 * replaces what we froze last time.
 	 */
 	memset(frozen, 0, set->nr * sizeof(u64));
 	for_each_possible_cpu(cpu) {
@@ -230,13 +254,71 @@ unsigned long cmstat_counters_read(struct cmstat_counters *set, u64 *totals)
 		for (i = 0; i < set->nr; i++)
 			frozen[i] += d[i];
 	}
-
 	memset(totals, 0, set->nr * sizeof(u64));
 	for (slot = 0; slot < CMSTAT_RING_SLOTS; slot++)
 		for (i = 0; i < set->nr; i++)
 			totals[i] += set->frozen[slot * set->nr + i];
+}
+
+/*
+ * Whether the caller is inside a writer section on this CPU, where a read
+ * would wait for itself forever.  Sections disable preemption; with
+ * preemption off we stay on this CPU, and an odd counter for our own
+ * context is our own section (a context never nests into itself).
+ */
+static bool cmstat_in_section(void)
+{
+	if (!IS_ENABLED(CONFIG_PREEMPT_COUNT) || preemptible())
+		return false;
+	return raw_cpu_read(cmstat_cpu_seq.seq[cmstat_current_ctx()]) & 1;
+}
+
+/**
+ * cmstat_counters_read() - take a consistent snapshot of a counter set
+ * @set: counter set
+ * @totals: array of the set's @nr u64, filled with the totals
+ * @epoch: if not NULL, the number of this snapshot: 1 for the first, one
+ *	more with every snapshot of @set
+ *
+ * Every writer section that wrote to @set is either wholly included or
+ * wholly absent, and the totals are exact: the sum of every delta of the
+ * included sections, over all possible CPUs (offline ones included), modulo
+ * 2^64.  Signed counters can be read back by casting to s64.
+ *
+ * Sleeps: readers are serialised by a mutex, and the reader waits only for
+ * sections that were open when it closed the generation, spinning briefly
+ * and then sleeping.  A section open for more than %CMSTAT_STUCK_SECS
+ * seconds (a writer's bug) is reported once in the kernel log.  It sends
+ * one IPI to every online CPU.
+ *
+ * Return: 0; -EINTR if a fatal signal came while waiting (@totals is left
+ * alone, and the next read finishes the snapshot); -EDEADLK, with a
+ * message, when called from inside a writer section.
+ */
+int cmstat_counters_read(struct cmstat_counters *set, u64 *totals, u64 *epoch)
+{
+	int err;
+
+	if (cmstat_in_section()) {
+		pr_err_once("%ps read counters from inside a writer section; refused\n",
+			    (void *)_RET_IP_);
+		return -EDEADLK;
+	}
+	might_sleep();
+	err = mutex_lock_killable(&set->lock);
+	if (err)
+		return err;
+	if (!set->closing)
+		cmstat_close_gen(set);
+	err = cmstat_wait_sections(set);
+	if (!err) {
+		set->closing = false;
+		cmstat_fold(set, totals);
+		if (epoch)
+			*epoch = set->gen;
+	}
 	mutex_unlock(&set->lock);
-	return closed + 1;
+	return err;
 }
 EXPORT_SYMBOL_GPL(cmstat_counters_read);
 

@@ -1,12 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * cmstat heaps: the registry of named heaps, and consistent snapshots of
- * their statistics.
+ * cmstat heaps: the registry of named heaps, consistent snapshots of their
+ * statistics, and the lifetime of heaps destroyed while they hold objects.
  *
  * Each heap has a counter set (laid out in heap_layout.h), and one more set
  * counts all heaps together.  Every allocation or free updates both sets in
  * a single writer section (alloc.c), so a snapshot of either is exact, and
  * the all-heaps snapshot is one instant across every heap.
+ *
+ * Every heap holds a reference on this module from its creation until it
+ * is destroyed and, by its statistics, empty: while a client may still
+ * free into it, or its objects sit in cmstat's caches, cmstat stays loaded.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -14,20 +18,41 @@
 #include <linux/ctype.h>
 #include <linux/debugfs.h>
 #include <linux/list.h>
+#include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/workqueue.h>
 
 #include "internal.h"
 
 /* All heaps together; allocated at load, before any heap exists. */
 struct cmstat_counters *cmstat_all;
 
-/* Live heaps, and destroyed ones kept for their live objects. */
+/*
+ * Live heaps; orphans, destroyed while their statistics showed live
+ * objects; and, with accounting=0, every destroyed heap, kept until cmstat
+ * unloads since nothing tells whether it still holds objects.
+ */
 static LIST_HEAD(cmstat_heaps);
 static LIST_HEAD(cmstat_orphans);
-static DEFINE_MUTEX(cmstat_heaps_lock);	/* protects both lists */
+static LIST_HEAD(cmstat_kept);
+static DEFINE_MUTEX(cmstat_heaps_lock);	/* protects the three lists */
+
+/* The all-heaps row's CMSTAT_HEAP_MISUSE_REPORTED. */
+static unsigned long cmstat_all_flags;
+
+/*
+ * Orphans are released by a worker that looks at their statistics, first
+ * a second after an orphan appears, then less and less often while some
+ * still hold objects; a snapshot of all heaps brings it forward.
+ */
+#define CMSTAT_REAP_MAX_DELAY	(32 * HZ)
+static void cmstat_reap(struct work_struct *work);
+static void cmstat_reap_soon(void);
+static DECLARE_DELAYED_WORK(cmstat_reaper, cmstat_reap);
+static unsigned long cmstat_reap_delay = HZ;	/* under cmstat_heaps_lock */
 
 #define CMSTAT_FIELD(field) { #field, offsetof(struct cmstat_heap_stats, field) }
 
@@ -88,21 +113,42 @@ static void cmstat_derive(const u64 *c, unsigned long epoch,
 }
 
 /*
- * One snapshot of @heap's counters, or of all heaps' if @heap is NULL.
- * A statistics bug warns once, never more.
+ * A snapshot that breaks the identities.  With debug_free=1 every wrong
+ * free is refused before it reaches the statistics, so that is a cmstat
+ * bug, and warns.  Without it, a client that freed with the wrong size or
+ * heap, twice, or memory cmstat never gave it, breaks them too: that is
+ * reported once per heap, naming it, not as a kernel warning.
  */
+static void cmstat_report_broken(const char *name, unsigned long *flags)
+{
+	if (WARN_ON_ONCE(cmstat_debug_free_enabled()))
+		return;
+	if (!test_and_set_bit(CMSTAT_HEAP_MISUSE_REPORTED, flags))
+		pr_warn("heap %s: statistics broken by a client: a free with the wrong size or heap, a double free, or a free of memory cmstat did not allocate (debug_free=1 finds it)\n",
+			name);
+}
+
+/* One snapshot of @heap's counters, or of all heaps' if @heap is NULL. */
 int cmstat_snapshot(struct cmstat_heap *heap, struct cmstat_heap_stats *st)
 {
 	u64 *c = kmalloc_array(HC_NR, sizeof(u64), GFP_KERNEL);
-	unsigned long epoch;
+	u64 epoch;
+	int err;
 
 	if (!c)
 		return -ENOMEM;
-	epoch = cmstat_counters_read(heap ? heap->stats : cmstat_all, c);
-	cmstat_derive(c, epoch, st);
+	err = cmstat_counters_read(heap ? heap->stats : cmstat_all, c, &epoch);
+	if (!err) {
+		cmstat_derive(c, epoch, st);
+		if (!cmstat_heap_stats_valid(st))
+			cmstat_report_broken(heap ? heap->name : "all",
+					     heap ? &heap->flags :
+						    &cmstat_all_flags);
+	}
 	kfree(c);
-	WARN_ON_ONCE(!cmstat_heap_stats_valid(st));
-	return 0;
+	if (!heap && !err)
+		cmstat_reap_soon();
+	return err;
 }
 
 /**
@@ -143,7 +189,8 @@ EXPORT_SYMBOL_GPL(cmstat_heap_stats_valid);
  *
  * Process context; sleeps (see cmstat_counters_read()).
  *
- * Return: 0; -EINVAL if @heap is NULL; -ENOMEM, with @st untouched.
+ * Return: 0; -EINVAL if @heap is NULL; -ENOMEM, -EINTR or -EDEADLK (see
+ * cmstat_counters_read()), with @st untouched.
  */
 int cmstat_heap_read(struct cmstat_heap *heap, struct cmstat_heap_stats *st)
 {
@@ -160,7 +207,7 @@ EXPORT_SYMBOL_GPL(cmstat_heap_read);
  * One instant across every heap, destroyed ones included while they still
  * hold objects.  Process context; sleeps.
  *
- * Return: 0, or -ENOMEM with @st untouched.
+ * Return: 0, or as cmstat_heap_read(), with @st untouched.
  */
 int cmstat_heaps_read_all(struct cmstat_heap_stats *st)
 {
@@ -180,7 +227,11 @@ const char *cmstat_heap_name(const struct cmstat_heap *heap)
 }
 EXPORT_SYMBOL_GPL(cmstat_heap_name);
 
-/* Names become file names: letters, digits, '_', '-' and '.', no "." "..". */
+/*
+ * Names become file names: ASCII letters, digits, '_', '-' and '.', not
+ * "." or "..".  isascii() first: the kernel's ctype table calls Latin-1
+ * bytes 0xc0-0xff letters.
+ */
 static bool cmstat_heap_name_ok(const char *name)
 {
 	size_t len = strnlen(name, CMSTAT_HEAP_NAME_MAX + 1);
@@ -190,7 +241,8 @@ static bool cmstat_heap_name_ok(const char *name)
 	    !strcmp(name, ".") || !strcmp(name, ".."))
 		return false;
 	for (i = 0; i < len; i++)
-		if (!isalnum(name[i]) && !strchr("_-.", name[i]))
+		if (!isascii(name[i]) ||
+		    (!isalnum(name[i]) && !strchr("_-.", name[i])))
 			return false;
 	return true;
 }
@@ -225,11 +277,65 @@ static void cmstat_heap_free(struct cmstat_heap *heap)
 	kfree(heap);
 }
 
+/* Free a heap that is off every list, and let go of its module reference. */
+static void cmstat_heap_release(struct cmstat_heap *heap)
+{
+	cmstat_heap_free(heap);
+	module_put(THIS_MODULE);
+}
+
+/*
+ * The live objects of a destroyed heap, by its statistics: 0 when it can
+ * be freed.  More frees than allocations (a client's bug, reported by the
+ * snapshot) count as none.  Without memory for the snapshot, assume some.
+ */
+static s64 cmstat_heap_live_objects(struct cmstat_heap *heap)
+{
+	struct cmstat_heap_stats *st = kmalloc(sizeof(*st), GFP_KERNEL);
+	s64 live = 1;
+
+	if (st && !cmstat_snapshot(heap, st))
+		live = max_t(s64, st->live_objects, 0);
+	kfree(st);
+	return live;
+}
+
+/* Run the reaper now, if there is anything to reap. */
+static void cmstat_reap_soon(void)
+{
+	mutex_lock(&cmstat_heaps_lock);
+	if (!list_empty(&cmstat_orphans))
+		mod_delayed_work(system_wq, &cmstat_reaper, 0);
+	mutex_unlock(&cmstat_heaps_lock);
+}
+
+/* Free the orphans whose last object has been freed. */
+static void cmstat_reap(struct work_struct *work)
+{
+	struct cmstat_heap *heap, *tmp;
+	LIST_HEAD(empty);
+
+	mutex_lock(&cmstat_heaps_lock);
+	list_for_each_entry_safe(heap, tmp, &cmstat_orphans, node)
+		if (!cmstat_heap_live_objects(heap))
+			list_move(&heap->node, &empty);
+	if (!list_empty(&cmstat_orphans)) {
+		schedule_delayed_work(&cmstat_reaper, cmstat_reap_delay);
+		cmstat_reap_delay = min(2 * cmstat_reap_delay,
+					CMSTAT_REAP_MAX_DELAY);
+	}
+	mutex_unlock(&cmstat_heaps_lock);
+
+	list_for_each_entry_safe(heap, tmp, &empty, node)
+		cmstat_heap_release(heap);
+}
+
 /**
  * cmstat_heap_create() - create a named heap
  * @name: 1 to %CMSTAT_HEAP_NAME_MAX characters from ``[A-Za-z0-9_.-]``, unique
  *	among existing heaps; copied
  *
+ * The heap holds a reference on cmstat until it is destroyed and empty.
  * Process context; may sleep.
  *
  * Return: the heap; ERR_PTR(-EINVAL) for a NULL, empty, too long or badly
@@ -265,6 +371,8 @@ struct cmstat_heap *cmstat_heap_create(const char *name)
 		cmstat_heap_free(heap);
 		return ERR_PTR(err);
 	}
+	/* Our caller is a module using our symbols: we cannot be going. */
+	__module_get(THIS_MODULE);
 	/* Files are best effort: a heap works without them. */
 	heap->debugfs = cmstat_debugfs_add_heap(heap);
 	heap->sysfs = cmstat_sysfs_add_heap(heap);
@@ -281,43 +389,57 @@ EXPORT_SYMBOL_GPL(cmstat_heap_create);
  * heap becomes an orphan: its objects stay allocated and valid, @heap stays
  * valid for cmstat_free() of those objects (and for nothing else), and
  * they keep counting in the all-heaps statistics, so the leak stays
- * visible.  An orphan's own memory is released when cmstat unloads.
+ * visible.  The orphan, and cmstat's module reference, go once its last
+ * object is freed.  With accounting=0, cmstat cannot tell whether a heap
+ * holds objects, and keeps every destroyed heap until it is unloaded.
  * Process context; sleeps.
  */
 void cmstat_heap_destroy(struct cmstat_heap *heap)
 {
-	struct cmstat_heap_stats *st;
-	bool orphan;
+	struct list_head *keep = NULL;
+	s64 live = 0;
 
 	if (IS_ERR_OR_NULL(heap))
 		return;
+	if (test_and_set_bit(CMSTAT_HEAP_DESTROYED, &heap->flags)) {
+		pr_err("heap %s destroyed twice; ignored\n", heap->name);
+		return;
+	}
 	/* Before the name is free: a new heap of that name gets new files. */
 	debugfs_remove(heap->debugfs);
 	cmstat_sysfs_remove(heap->sysfs);
 	heap->debugfs = NULL;
 	heap->sysfs = NULL;
 
-	st = kmalloc(sizeof(*st), GFP_KERNEL);
-	if (st && cmstat_snapshot(heap, st)) {
-		kfree(st);
-		st = NULL;
+	if (cmstat_accounting_enabled()) {
+		live = cmstat_heap_live_objects(heap);
+		if (live)
+			keep = &cmstat_orphans;
+	} else {
+		keep = &cmstat_kept;
 	}
-	/* Without memory for the check, keep the heap: never free in use. */
-	orphan = !st || st->live_objects;
-
+	/* Before the reaper can see it, and free it. */
+	if (live)
+		pr_warn("heap %s destroyed with %lld live objects; they stay allocated, and cmstat loaded, until freed\n",
+			heap->name, live);
 	mutex_lock(&cmstat_heaps_lock);
 	list_del(&heap->node);
-	if (orphan)
-		list_add_tail(&heap->node, &cmstat_orphans);
+	if (keep)
+		list_add_tail(&heap->node, keep);
+	if (keep == &cmstat_orphans) {
+		cmstat_reap_delay = HZ;
+		mod_delayed_work(system_wq, &cmstat_reaper, cmstat_reap_delay);
+	}
 	mutex_unlock(&cmstat_heaps_lock);
 
-	if (orphan && st)
-		pr_warn("heap %s destroyed with %llu live objects (%llu bytes held, %llu large); they stay allocated\n",
-			heap->name, st->live_objects, st->live_bytes,
-			st->large_live_objects);
-	else if (!orphan)
-		cmstat_heap_free(heap);
-	kfree(st);
+	if (!keep) {
+		cmstat_heap_release(heap);
+	} else if (keep == &cmstat_kept) {
+		/* Nothing counts, and with no statistics nothing reads it. */
+		cmstat_counters_free(heap->stats);
+		heap->stats = NULL;
+		module_put(THIS_MODULE);
+	}
 }
 EXPORT_SYMBOL_GPL(cmstat_heap_destroy);
 
@@ -328,27 +450,20 @@ int cmstat_heaps_init(void)
 }
 
 /*
- * At unload no client is left (module refcounts): free the heaps they
- * left, with their files.  The all-heaps set goes in cmstat_heaps_exit(),
- * after the files that read it.
+ * At unload every heap has been destroyed (each holds a module reference
+ * until then) and every orphan released (likewise): only the heaps kept
+ * with accounting=0 are left, and no client can use them any more.
  */
-void cmstat_heaps_free_all(void)
+void cmstat_heaps_exit(void)
 {
 	struct cmstat_heap *heap, *tmp;
 
-	list_for_each_entry_safe(heap, tmp, &cmstat_heaps, node) {
-		pr_warn("heap %s was never destroyed\n", heap->name);
+	cancel_delayed_work_sync(&cmstat_reaper);
+	WARN_ON_ONCE(!list_empty(&cmstat_heaps) || !list_empty(&cmstat_orphans));
+	list_for_each_entry_safe(heap, tmp, &cmstat_kept, node) {
 		list_del(&heap->node);
 		cmstat_heap_free(heap);
 	}
-	list_for_each_entry_safe(heap, tmp, &cmstat_orphans, node) {
-		list_del(&heap->node);
-		cmstat_heap_free(heap);
-	}
-}
-
-void cmstat_heaps_exit(void)
-{
 	cmstat_counters_free(cmstat_all);
 	cmstat_all = NULL;
 }

@@ -15,6 +15,19 @@
 /* counters.c */
 void cmstat_accounting_init(bool enable);
 
+/* mutation.c, in test-only builds: see include/cmstat/counters.h */
+#ifdef CMSTAT_MUTATIONS
+static inline bool cmstat_mutate_skip_wait(void)
+{
+	return READ_ONCE(cmstat_mutation) == CMSTAT_MUTATE_SKIP_WAIT;
+}
+#else
+static inline bool cmstat_mutate_skip_wait(void)
+{
+	return false;
+}
+#endif
+
 /*
  * classes.c: the tables are filled at load and only read afterwards, inline
  * on every allocation and free, so that the hot path makes no call but the
@@ -64,11 +77,13 @@ struct cmstat_stats_kobj;
 
 /**
  * struct cmstat_heap - a named heap
- * @node: in cmstat_heaps, or in cmstat_orphans once destroyed with live
- *	objects
- * @stats: the heap's counters
+ * @node: in cmstat_heaps, or in cmstat_orphans once destroyed while it may
+ *	still hold objects
+ * @stats: the heap's counters; NULL for an orphan of a cmstat loaded with
+ *	accounting=0, which has none to show
  * @debugfs: its debugfs directory, while published
  * @sysfs: its sysfs directory, while published
+ * @flags: CMSTAT_HEAP_* bits
  * @name: NUL-terminated name
  */
 struct cmstat_heap {
@@ -76,14 +91,20 @@ struct cmstat_heap {
 	struct cmstat_counters *stats;
 	struct dentry *debugfs;
 	struct cmstat_stats_kobj *sysfs;
+	unsigned long flags;
 	char name[CMSTAT_HEAP_NAME_MAX + 1];
+};
+
+/* Bits of struct cmstat_heap.flags. */
+enum {
+	CMSTAT_HEAP_DESTROYED,		/* cmstat_heap_destroy() was called */
+	CMSTAT_HEAP_MISUSE_REPORTED,	/* broken statistics were reported */
 };
 
 /* All heaps together: every section that writes a heap's set writes it too. */
 extern struct cmstat_counters *cmstat_all;
 
 int cmstat_heaps_init(void);
-void cmstat_heaps_free_all(void);
 void cmstat_heaps_exit(void);
 struct seq_file;
 void cmstat_heaps_print_names(struct seq_file *m);

@@ -50,7 +50,6 @@ err_heaps:
 
 static void __exit cmstat_exit(void)
 {
-	cmstat_heaps_free_all();
 	cmstat_debugfs_exit();
 	cmstat_sysfs_exit();
 	cmstat_heaps_exit();

@@ -80,10 +80,17 @@ static ssize_t epoch_store(struct kobject *kobj, struct kobj_attribute *attr,
 	if (!sysfs_streq(buf, "1"))
 		return -EINVAL;
 	st = kmalloc(sizeof(*st), GFP_KERNEL);
-	err = st ? cmstat_snapshot(sk->heap, st) : -ENOMEM;
+	if (!st)
+		return -ENOMEM;
+	/*
+	 * The snapshot is taken under the lock, so concurrent writers store
+	 * theirs in the order they took them: epoch never goes backwards.
+	 */
+	err = mutex_lock_killable(&sk->lock);
 	if (!err) {
-		mutex_lock(&sk->lock);
-		sk->st = *st;
+		err = cmstat_snapshot(sk->heap, st);
+		if (!err)
+			sk->st = *st;
 		mutex_unlock(&sk->lock);
 	}
 	kfree(st);

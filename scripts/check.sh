@@ -154,20 +154,42 @@ scan_console() {
 # one after the other.  Not in parallel: on two host cores, vCPUs of two
 # VMs preempt each other, IPI-based reads wait for descheduled vCPUs, and a
 # trial took longer than the sequence.  VMS holds one "name kernel
-# initramfs log timeout" line per VM.
+# initramfs log timeout [kernel arguments]" line per VM.
 VMS=()
 
+# build_mutant NAME KDIR: cmstat.ko and the KUnit module built with
+# CMSTAT_MUTATIONS (module/mutation.c), for the mutation proof; sets
+# MUTANT_KOS to the two, renamed cmstat_mutant.ko and
+# cmstat_kunit_mutant.ko (their module names stay cmstat and cmstat_kunit).
+build_mutant() {
+	local kdir=$2 dir="$BUILDDIR/$1-mutant" ok=1
+	MUTANT_KOS=
+	build_tree "$dir" "$kdir" C=2 W=1 CMSTAT_MUTATIONS=y CMSTAT_BENCH= \
+		CMSTAT_TESTS= || ok=0
+	[ "$(build_problems "$dir.log")" = 0 ] || ok=0
+	cp "$dir/module/cmstat.ko" "$dir/cmstat_mutant.ko" &&
+		cp "$dir/kunit/cmstat_kunit.ko" "$dir/cmstat_kunit_mutant.ko" || ok=0
+	result "build C=2 W=1 against $1 with CMSTAT_MUTATIONS (test only)" "$ok" \
+		"log $dir.log"
+	[ "$ok" = 1 ] && MUTANT_KOS="$dir/cmstat_mutant.ko $dir/cmstat_kunit_mutant.ko"
+}
+
 # test_vm_prepare FLAVOUR: modules and initramfs for the FLAVOUR test kernel.
+# The debug kernel also gets the mutant modules of the mutation proof.
 test_vm_prepare() {
 	local flavour=$1 kdir
+	MUTANT_KOS=
 	rm -f "$LOGDIR/check-$flavour.log"*	# no report from an earlier run
 	kdir=$(bash "$CMSTAT_ROOT/scripts/test-kernel.sh" "$flavour") ||
 		{ result "$flavour kernel: build test kernel" 0; return; }
 	build_modules "$flavour" "$kdir"
+	[ "$flavour" = debug ] && build_mutant "$flavour" "$kdir"
 	make_initramfs "$BUILDDIR/initramfs-$flavour.gz" \
 		"$CMSTAT_ROOT/scripts/guest/init" \
 		"$BUILDDIR/$flavour"/module/*.ko "$BUILDDIR/$flavour"/bench/*.ko \
-		"$BUILDDIR/$flavour"/samples/client/*.ko "$BUILDDIR/$flavour"/kunit/*.ko
+		"$BUILDDIR/$flavour"/samples/client/*.ko \
+		"$BUILDDIR/$flavour"/tests/client/*.ko "$BUILDDIR/$flavour"/kunit/*.ko \
+		$MUTANT_KOS
 	VMS+=("$flavour $kdir/arch/x86/boot/bzImage $BUILDDIR/initramfs-$flavour.gz $LOGDIR/check-$flavour.log $VM_TIMEOUT")
 }
 
@@ -180,8 +202,11 @@ stock_vm_prepare() {
 	make_initramfs "$BUILDDIR/initramfs-stock-$abi.gz" \
 		"$CMSTAT_ROOT/scripts/guest/stock-init" \
 		"$BUILDDIR/stock-$abi"/module/*.ko \
-		"$BUILDDIR/stock-$abi"/samples/client/*.ko
-	VMS+=("stock-$abi $root/boot/vmlinuz-$abi $BUILDDIR/initramfs-stock-$abi.gz $LOGDIR/check-stock-$abi.log 300")
+		"$BUILDDIR/stock-$abi"/samples/client/*.ko \
+		"$BUILDDIR/stock-$abi"/tests/client/*.ko
+	# Red zones on cmstat's caches: alignment and usercopy are checked
+	# where they can fail.
+	VMS+=("stock-$abi $root/boot/vmlinuz-$abi $BUILDDIR/initramfs-stock-$abi.gz $LOGDIR/check-stock-$abi.log 300 slub_debug=Z,cmstat-*")
 }
 
 # boot_all: run every VM; each QEMU status goes to LOG.rc.  A VM whose
@@ -191,12 +216,12 @@ stock_vm_prepare() {
 # kernel, multi-threaded TCG executing a stale breakpoint.  The crashed
 # log is kept beside the new one, and the retry is said.
 boot_all() {
-	local vm name kernel initrd log tmo rc try
+	local vm name kernel initrd log tmo args rc try
 	for vm in "${VMS[@]}"; do
-		read -r name kernel initrd log tmo <<<"$vm"
+		read -r name kernel initrd log tmo args <<<"$vm"
 		for try in 1 2; do
 			log "booting $name with $SMP vCPUs, console log: $log"
-			run_vm "$kernel" "$initrd" "$log" "$tmo" "$SMP" \
+			run_vm "$kernel" "$initrd" "$log" "$tmo" "$SMP" "$args" \
 				${FILTER:+kunit.filter_glob=$FILTER}
 			rc=$?
 			grep -qE 'cmstat-section: kunit|cmstat-stock-begin' "$log" && break
@@ -216,6 +241,11 @@ test_vm_report() {
 	parse_section "$log" kunit "$name"
 	parse_section "$log" shell "$name"
 	parse_section "$log" kunit-debug "$name"
+	if [ "$flavour" = debug ] && [ -z "$FILTER" ]; then
+		for m in 0 1 2; do
+			parse_section "$log" "kunit-mutation-$m" "$name"
+		done
+	fi
 	scan_console "$log" "$name" "$(cat "$log.rc")"
 	grep -ho '# [a-z_]*: cpus=.*' "$log" | sed 's/^/  /'
 	if [ "$failed" -gt "$before" ]; then

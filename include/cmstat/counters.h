@@ -24,7 +24,8 @@
  *
  *	u64 totals[FOO_NR];
  *
- *	cmstat_counters_read(set, totals);
+ *	if (!cmstat_counters_read(set, totals, NULL))
+ *		use(totals);
  */
 #ifndef _CMSTAT_COUNTERS_H
 #define _CMSTAT_COUNTERS_H
@@ -37,17 +38,19 @@
 
 /**
  * enum cmstat_ctx - the contexts that may nest on one CPU
- * @CMSTAT_CTX_TASK: task context (with preemption disabled by the section)
+ * @CMSTAT_CTX_TASK: task context (with preemption disabled by the section);
+ *	on PREEMPT_RT, softirqs too, since they run in threads there
  * @CMSTAT_CTX_SOFTIRQ: serving a softirq
  * @CMSTAT_CTX_HARDIRQ: hardirq handler
  * @CMSTAT_CTX_NMI: NMI handler
  * @CMSTAT_NR_CTX: number of contexts
  *
- * A section in one context can be interrupted by a section in a higher one,
- * but never by another section in its own: tasks cannot preempt a section,
- * softirqs do not nest, hardirqs run with interrupts off and NMIs do not
- * nest.  So each context gets its own sequence counter, and each counter
- * is only ever odd for one section at a time.
+ * The values are interrupt_context_level()'s.  A section in one context
+ * can be interrupted by a section in a higher one, but never by another
+ * section in its own: tasks cannot preempt a section, softirqs do not nest,
+ * hardirqs run with interrupts off and NMIs do not nest.  So each context
+ * gets its own sequence counter, and each counter is only ever odd for one
+ * section at a time.
  */
 enum cmstat_ctx {
 	CMSTAT_CTX_TASK,
@@ -93,10 +96,15 @@ struct cmstat_cpu_seq {
  * @gen: current generation; written only by the reader, under @lock.
  * @nr: number of counters.
  * @lock: serialises readers.
+ * @closing: reader-owned: a reader closed generation @gen - 1 but was
+ *	interrupted while waiting for its sections; the next reader finishes
+ *	that close instead of starting another.
+ * @stuck_reported: reader-owned: a section this close waits for has been
+ *	reported as stuck.
  * @frozen: reader-owned, [CMSTAT_RING_SLOTS][@nr]: the sum over all CPUs of
  *	each slot as of the last time a reader closed a generation in it.
- * @sample: reader-owned scratch: each CPU's sequence counters, recorded on
- *	that CPU when the reader closes a generation.
+ * @sample: reader-owned: each CPU's sequence counters, recorded on that CPU
+ *	when the reader closed the last generation.
  *
  * Allocate with cmstat_counters_alloc(); all fields are private to the
  * inline writers below and to module/counters.c.
@@ -105,6 +113,8 @@ struct cmstat_counters {
 	u64 __percpu *delta;
 	unsigned long gen;
 	unsigned int nr;
+	bool closing;
+	bool stuck_reported;
 	struct mutex lock;	/* serialises readers */
 	u64 *frozen;
 	struct cmstat_cpu_seq __percpu *sample;
@@ -121,15 +131,44 @@ struct cmstat_section {
 	unsigned int ctx;
 };
 
-/* Which &enum cmstat_ctx the current CPU is in, without branches. */
+#ifdef CMSTAT_MUTATIONS
+/*
+ * Test-only builds (CMSTAT_MUTATIONS=y, made by scripts/check.sh, never
+ * installed) can break the protocol on purpose, to show that the stress
+ * tests catch a broken protocol; see module/mutation.c.
+ */
+enum cmstat_mutation {
+	CMSTAT_MUTATE_NONE,
+	CMSTAT_MUTATE_SKIP_WAIT,	/* the reader does not wait for sections */
+	CMSTAT_MUTATE_SHARED_SEQ,	/* every context uses the task counter */
+};
+
+extern int cmstat_mutation;
+#endif
+
+/* Which &enum cmstat_ctx the current CPU is in. */
 static __always_inline unsigned int cmstat_current_ctx(void)
 {
-	unsigned long pc = preempt_count();
-
-	return !!(pc & NMI_MASK) +
-	       !!(pc & (NMI_MASK | HARDIRQ_MASK)) +
-	       !!(pc & (NMI_MASK | HARDIRQ_MASK | SOFTIRQ_OFFSET));
+#ifdef CMSTAT_MUTATIONS
+	if (READ_ONCE(cmstat_mutation) == CMSTAT_MUTATE_SHARED_SEQ)
+		return CMSTAT_CTX_TASK;
+#endif
+	return interrupt_context_level();
 }
+
+/*
+ * Nested sections' adds to one counter are safe only if an interrupt
+ * cannot split this_cpu_add().  An NMI can split the generic version
+ * (which disables interrupts around a load and a store), so where the
+ * architecture does not promise NMI-safe per-CPU operations, sections are
+ * refused in NMI context: cmstat_section_begin() returns false there.  On
+ * x86-64 this is a constant and costs nothing.
+ */
+#if defined(CONFIG_ARCH_HAS_NMI_SAFE_THIS_CPU_OPS) && !defined(CMSTAT_TEST_NMI_UNSAFE)
+#define CMSTAT_NMI_WRITERS	true
+#else
+#define CMSTAT_NMI_WRITERS	false
+#endif
 
 /**
  * cmstat_section_begin() - open a writer section on this CPU
@@ -137,28 +176,36 @@ static __always_inline unsigned int cmstat_current_ctx(void)
  *
  * Disables preemption and marks this CPU's sequence counter for the current
  * context odd.  Never blocks or waits; usable from any context, including
- * hardirq and NMI.  A section may write to several counter sets.
+ * hardirq and NMI.  A section may write to several counter sets.  It must
+ * be closed before the caller returns or sleeps: readers wait for it.
  *
  * Return: true if the section is open and must be closed with
- * cmstat_section_end(); false when accounting is switched off, in which case
- * the caller skips its updates (and the end call).
+ * cmstat_section_end(); false when accounting is switched off, or in NMI
+ * context on an architecture whose per-CPU operations are not NMI-safe
+ * (%CMSTAT_NMI_WRITERS), in which case the caller skips its updates (and
+ * the end call).
  */
 static __always_inline bool cmstat_section_begin(struct cmstat_section *sec)
 {
+	unsigned int ctx;
+
 	if (!static_branch_likely(&cmstat_accounting))
 		return false;
+	ctx = cmstat_current_ctx();
+	if (!CMSTAT_NMI_WRITERS && ctx == CMSTAT_CTX_NMI)
+		return false;
 	preempt_disable();
-	sec->ctx = cmstat_current_ctx();
+	sec->ctx = ctx;
 	/*
 	 * Odd: a section is open.  The seq store must come before the gen
-	 * loads in cmstat_section_slot(); the CPU's own order is all that is
-	 * needed, because the reader samples this counter from an IPI handler
-	 * running on this CPU (cmstat_sample_seq()), which sees this CPU's
-	 * stores in program order.  The reader's smp_mb() + IPI pairs with
-	 * the gen load: a section that opens after the IPI sees the new gen.
-	 * So the writer needs no fence, only a compiler barrier.
+	 * loads in cmstat_section_slot() as this CPU sees them, and that is
+	 * all: the reader samples this counter from an IPI handler running
+	 * on this CPU (cmstat_sample_seq()), which sees this CPU's stores in
+	 * program order.  So the writer needs no fence, only a compiler
+	 * barrier.  The ordering against the reader's gen store is carried
+	 * by the IPI; see cmstat_sample_seq().
 	 */
-	this_cpu_inc(cmstat_cpu_seq.seq[sec->ctx]);
+	this_cpu_inc(cmstat_cpu_seq.seq[ctx]);
 	barrier();
 	return true;
 }
@@ -177,9 +224,9 @@ static __always_inline u64 __percpu *
 cmstat_section_slot(struct cmstat_counters *set)
 {
 	/*
-	 * Pairs with smp_store_release() of ->gen in cmstat_counters_read():
-	 * the slot address depends on the value loaded, so the adds that
-	 * follow cannot be ordered before it.
+	 * Pairs with smp_store_release() of ->gen in cmstat_close_gen(): the
+	 * slot address depends on the value loaded, so the adds that follow
+	 * cannot be ordered before it.
 	 */
 	unsigned long gen = READ_ONCE(set->gen);
 
@@ -208,8 +255,8 @@ static __always_inline void cmstat_section_add(u64 __percpu *slot,
 static __always_inline void cmstat_section_end(struct cmstat_section *sec)
 {
 	/*
-	 * The deltas must be visible before the counter turns even: pairs
-	 * with smp_rmb() in cmstat_wait_sections() after the reader sees the
+	 * The deltas must be visible before the counter moves on: pairs with
+	 * smp_rmb() in cmstat_wait_sections() after the reader sees the
 	 * counter change.  A compiler barrier on x86-64.
 	 */
 	smp_wmb();
@@ -219,7 +266,7 @@ static __always_inline void cmstat_section_end(struct cmstat_section *sec)
 
 struct cmstat_counters *cmstat_counters_alloc(unsigned int nr);
 void cmstat_counters_free(struct cmstat_counters *set);
-unsigned long cmstat_counters_read(struct cmstat_counters *set, u64 *totals);
+int cmstat_counters_read(struct cmstat_counters *set, u64 *totals, u64 *epoch);
 void cmstat_counters_sum_racy(struct cmstat_counters *set, u64 *totals);
 bool cmstat_accounting_enabled(void);
 

@@ -1,0 +1,408 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cmstat_client_test: cmstat used the way a driver uses it, from outside.
+ *
+ * The in-VM checks (scripts/guest/checks/client-*.sh and the stock-kernel
+ * VMs) drive it through debugfs, /sys/kernel/debug/cmstat_client_test/:
+ *
+ *	buf	write(): cmstat_alloc() of the write's size, copy_from_user()
+ *		into it, keep it; read(): copy_to_user() out of it.  What a
+ *		driver's write() and read() handlers do with a buffer, under
+ *		hardened usercopy.
+ *	align	read(): allocate 16 objects of every class and some large
+ *		sizes, check the alignment the documentation promises.
+ *	misuse	write() one command a buggy driver would run:
+ *		"wrong_size", "wrong_heap", "kfree": free new objects the
+ *		wrong way (wrong_heap swaps two between the heaps "client"
+ *		and "client-other");
+ *		"orphan N": create heap "client-orphan", allocate N objects,
+ *		destroy the heap with them still allocated;
+ *		"orphan_free N": free N of those through the old handle;
+ *		"orphan_bad_free": free the last of them with a wrong size
+ *		(for cmstat loaded with debug_free=1, which refuses it);
+ *		"open CPU": open a writer section on CPU and leave it open,
+ *		as a driver that returned early between begin and end would
+ *		(preemption enabled again, the sequence counter left odd);
+ *		"close": close that section.
+ *	stats	read(): one snapshot of the heap "client", with the
+ *		identities cmstat_heap_stats_valid() checks.
+ *
+ * Only cmstat's exported API and headers are used, as by any client.
+ */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/debugfs.h>
+#include <linux/kthread.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+
+#include <cmstat/alloc.h>
+#include <cmstat/counters.h>
+
+static struct cmstat_heap *client_heap, *other_heap, *orphan_heap;
+static struct dentry *client_dir;
+static DEFINE_MUTEX(client_lock);	/* protects everything below */
+
+/* The buffer of the last write to "buf". */
+static void *kept_buf;
+static size_t kept_size;
+
+/* Objects left in the destroyed heap "client-orphan", freed by command. */
+#define MAX_ORPHANS	64
+static void *orphans[MAX_ORPHANS];
+static size_t orphan_sizes[MAX_ORPHANS];
+static unsigned int nr_orphans;
+
+/* The section "open" left open, and the thread that runs it on its CPU. */
+static struct cmstat_counters *open_set;
+static struct task_struct *open_task;
+
+static ssize_t buf_write(struct file *file, const char __user *ubuf,
+			 size_t count, loff_t *ppos)
+{
+	void *buf;
+
+	if (!count || count > CMSTAT_ALLOC_MAX)
+		return -EINVAL;
+	buf = cmstat_alloc(client_heap, count, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	if (copy_from_user(buf, ubuf, count)) {
+		cmstat_free(client_heap, buf, count);
+		return -EFAULT;
+	}
+	mutex_lock(&client_lock);
+	cmstat_free(client_heap, kept_buf, kept_size);
+	kept_buf = buf;
+	kept_size = count;
+	mutex_unlock(&client_lock);
+	return count;
+}
+
+static ssize_t buf_read(struct file *file, char __user *ubuf, size_t count,
+			loff_t *ppos)
+{
+	ssize_t ret;
+
+	mutex_lock(&client_lock);
+	/* copy_to_user() straight out of the cmstat object. */
+	ret = simple_read_from_buffer(ubuf, count, ppos, kept_buf, kept_size);
+	mutex_unlock(&client_lock);
+	return ret;
+}
+
+static const struct file_operations buf_fops = {
+	.owner = THIS_MODULE,
+	.write = buf_write,
+	.read = buf_read,
+	.llseek = default_llseek,
+};
+
+#define ALIGN_OBJECTS	16
+
+/* What the documentation promises: the size's largest power-of-two factor. */
+static size_t promised_align(size_t size)
+{
+	return size > CMSTAT_MAX_CLASS_SIZE ? PAGE_SIZE : size & -size;
+}
+
+/* Return: how many of @n objects of @size were misaligned, or -ENOMEM. */
+static int check_align(size_t size, void **objs, unsigned int n)
+{
+	size_t want = promised_align(size);
+	unsigned int i, bad = 0;
+	int err = 0;
+
+	for (i = 0; i < n; i++) {
+		objs[i] = cmstat_alloc(client_heap, size, GFP_KERNEL);
+		if (!objs[i])
+			err = -ENOMEM;
+		else if (!IS_ALIGNED((unsigned long)objs[i], want))
+			bad++;
+	}
+	for (i = 0; i < n; i++)
+		cmstat_free(client_heap, objs[i], size);
+	return err ?: bad;
+}
+
+static int align_show(struct seq_file *m, void *unused)
+{
+	static const size_t large[] = { CMSTAT_MAX_CLASS_SIZE + 1, 70000 };
+	void *objs[ALIGN_OBJECTS];
+	unsigned int checked = 0, bad_sizes = 0;
+	size_t size;
+	int bad, i;
+
+	for (i = 0; i < CMSTAT_NR_CLASSES + (int)ARRAY_SIZE(large); i++) {
+		size = i < CMSTAT_NR_CLASSES ? cmstat_class_size(i) :
+		       large[i - CMSTAT_NR_CLASSES];
+		bad = check_align(size, objs, ALIGN_OBJECTS);
+		if (bad < 0)
+			return bad;
+		checked++;
+		if (bad) {
+			bad_sizes++;
+			seq_printf(m, "size %zu: %d of %u objects not %zu-aligned\n",
+				   size, bad, ALIGN_OBJECTS, promised_align(size));
+		}
+	}
+	seq_printf(m, "checked %u sizes (%u classes), %u objects each: %u misaligned sizes\n",
+		   checked, CMSTAT_NR_CLASSES, ALIGN_OBJECTS, bad_sizes);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(align);
+
+static int stats_show(struct seq_file *m, void *unused)
+{
+	struct cmstat_heap_stats *st = kmalloc(sizeof(*st), GFP_KERNEL);
+	int err = st ? cmstat_heap_read(client_heap, st) : -ENOMEM;
+
+	if (!err)
+		seq_printf(m, "epoch %llu live_objects %llu live_bytes %llu mallocs %llu frees %llu valid %d\n",
+			   st->epoch, st->live_objects, st->live_bytes,
+			   st->mallocs, st->frees, cmstat_heap_stats_valid(st));
+	kfree(st);
+	return err;
+}
+DEFINE_SHOW_ATTRIBUTE(stats);
+
+/* A free the contract forbids; each returns 0 or -ENOMEM. */
+static int misuse_wrong_size(void)
+{
+	void *p = cmstat_alloc(client_heap, 100, GFP_KERNEL);
+
+	if (!p)
+		return -ENOMEM;
+	/* 100 bytes come from the 112-byte class; 2000 names the 2048. */
+	cmstat_free(client_heap, p, 2000);
+	return 0;
+}
+
+/*
+ * Two objects swap heaps: each heap's totals stay balanced, so neither is
+ * left holding objects by its statistics, but its classes are not.
+ */
+static int misuse_wrong_heap(void)
+{
+	void *a = cmstat_alloc(client_heap, 100, GFP_KERNEL);
+	void *b = cmstat_alloc(other_heap, 200, GFP_KERNEL);
+
+	if (!a || !b) {
+		cmstat_free(client_heap, a, 100);
+		cmstat_free(other_heap, b, 200);
+		return -ENOMEM;
+	}
+	cmstat_free(other_heap, a, 100);
+	cmstat_free(client_heap, b, 200);
+	return 0;
+}
+
+static int misuse_kfree(void)
+{
+	void *p = cmstat_alloc(client_heap, 64, GFP_KERNEL);
+
+	if (!p)
+		return -ENOMEM;
+	kfree(p);
+	return 0;
+}
+
+static int misuse_orphan(unsigned int n)
+{
+	unsigned int i;
+
+	if (orphan_heap || !n || n > MAX_ORPHANS)
+		return -EINVAL;
+	orphan_heap = cmstat_heap_create("client-orphan");
+	if (IS_ERR(orphan_heap)) {
+		int err = PTR_ERR(orphan_heap);
+
+		orphan_heap = NULL;
+		return err;
+	}
+	for (i = 0; i < n; i++) {
+		/* Classes and one large object. */
+		orphan_sizes[i] = i == 0 ? 50000 : 16 << (i % 8);
+		orphans[i] = cmstat_alloc(orphan_heap, orphan_sizes[i],
+					  GFP_KERNEL);
+		if (!orphans[i])
+			break;
+	}
+	nr_orphans = i;
+	cmstat_heap_destroy(orphan_heap);
+	return i == n ? 0 : -ENOMEM;
+}
+
+static int misuse_orphan_bad_free(void)
+{
+	if (!orphan_heap || !nr_orphans)
+		return -EINVAL;
+	cmstat_free(orphan_heap, orphans[nr_orphans - 1],
+		    orphan_sizes[nr_orphans - 1] + 1000);
+	return 0;
+}
+
+static int misuse_orphan_free(unsigned int n)
+{
+	if (!orphan_heap || n > nr_orphans)
+		return -EINVAL;
+	while (n--) {
+		nr_orphans--;
+		cmstat_free(orphan_heap, orphans[nr_orphans],
+			    orphan_sizes[nr_orphans]);
+	}
+	if (!nr_orphans)
+		orphan_heap = NULL;	/* the handle is dead once empty */
+	return 0;
+}
+
+/*
+ * The thread behind "open": opens a section on its CPU, adds to the set,
+ * and lets preemption back on with the section still open, as a driver
+ * that returned early between begin and end would (minus the preemption
+ * count it would leak, which the kernel itself reports).  Told to stop, it
+ * closes the section on the same CPU.
+ */
+static int open_fn(void *unused)
+{
+	struct cmstat_section sec;
+	bool open;
+
+	open = cmstat_section_begin(&sec);
+	if (open) {
+		cmstat_section_add(cmstat_section_slot(open_set), 0, 1);
+		preempt_enable();
+	}
+	while (!kthread_should_stop())
+		schedule_timeout_interruptible(HZ / 10);
+	if (open) {
+		preempt_disable();
+		cmstat_section_add(cmstat_section_slot(open_set), 1, 1);
+		cmstat_section_end(&sec);
+	}
+	return 0;
+}
+
+static int misuse_open(unsigned int cpu)
+{
+	struct task_struct *t;
+
+	if (open_task || cpu >= nr_cpu_ids || !cpu_online(cpu))
+		return -EINVAL;
+	open_set = cmstat_counters_alloc(2);
+	if (IS_ERR(open_set))
+		return PTR_ERR(open_set);
+	t = kthread_create(open_fn, NULL, "cmstat_client_open/%u", cpu);
+	if (IS_ERR(t)) {
+		cmstat_counters_free(open_set);
+		return PTR_ERR(t);
+	}
+	kthread_bind(t, cpu);
+	open_task = t;
+	wake_up_process(t);
+	return 0;
+}
+
+static int misuse_close(void)
+{
+	if (!open_task)
+		return -EINVAL;
+	kthread_stop(open_task);
+	open_task = NULL;
+	cmstat_counters_free(open_set);
+	return 0;
+}
+
+static int misuse_run(char *cmd)
+{
+	unsigned int n = 0;
+	char *arg = strchr(cmd, ' ');
+
+	if (arg) {
+		*arg++ = '\0';
+		if (kstrtouint(arg, 0, &n))
+			return -EINVAL;
+	}
+	if (!strcmp(cmd, "wrong_size"))
+		return misuse_wrong_size();
+	if (!strcmp(cmd, "wrong_heap"))
+		return misuse_wrong_heap();
+	if (!strcmp(cmd, "kfree"))
+		return misuse_kfree();
+	if (!strcmp(cmd, "orphan"))
+		return misuse_orphan(n);
+	if (!strcmp(cmd, "orphan_free"))
+		return misuse_orphan_free(n);
+	if (!strcmp(cmd, "orphan_bad_free"))
+		return misuse_orphan_bad_free();
+	if (!strcmp(cmd, "open") && arg)
+		return misuse_open(n);
+	if (!strcmp(cmd, "close"))
+		return misuse_close();
+	return -EINVAL;
+}
+
+static ssize_t misuse_write(struct file *file, const char __user *ubuf,
+			    size_t count, loff_t *ppos)
+{
+	char cmd[32];
+	int err;
+
+	if (count >= sizeof(cmd))
+		return -EINVAL;
+	if (copy_from_user(cmd, ubuf, count))
+		return -EFAULT;
+	cmd[count] = '\0';
+	strim(cmd);
+	mutex_lock(&client_lock);
+	err = misuse_run(cmd);
+	mutex_unlock(&client_lock);
+	return err ?: count;
+}
+
+static const struct file_operations misuse_fops = {
+	.owner = THIS_MODULE,
+	.write = misuse_write,
+};
+
+static int __init client_init(void)
+{
+	client_heap = cmstat_heap_create("client");
+	if (IS_ERR(client_heap))
+		return PTR_ERR(client_heap);
+	other_heap = cmstat_heap_create("client-other");
+	if (IS_ERR(other_heap)) {
+		cmstat_heap_destroy(client_heap);
+		return PTR_ERR(other_heap);
+	}
+	client_dir = debugfs_create_dir(KBUILD_MODNAME, NULL);
+	debugfs_create_file("buf", 0600, client_dir, NULL, &buf_fops);
+	debugfs_create_file("align", 0400, client_dir, NULL, &align_fops);
+	debugfs_create_file("stats", 0400, client_dir, NULL, &stats_fops);
+	debugfs_create_file("misuse", 0200, client_dir, NULL, &misuse_fops);
+	return 0;
+}
+
+/*
+ * Objects of the destroyed heap "client-orphan" that were not freed stay
+ * allocated: a driver that leaks them on unload is what the checks want.
+ */
+static void __exit client_exit(void)
+{
+	debugfs_remove(client_dir);
+	if (open_task)
+		misuse_close();
+	cmstat_free(client_heap, kept_buf, kept_size);
+	cmstat_heap_destroy(other_heap);
+	cmstat_heap_destroy(client_heap);
+}
+
+module_init(client_init);
+module_exit(client_exit);
+
+MODULE_DESCRIPTION("cmstat used from outside, as a driver would, for the in-VM checks");
+MODULE_AUTHOR("The cmstat developers");
+MODULE_LICENSE("GPL");
