@@ -69,7 +69,7 @@ static void time_reader(const char *name, void (*read)(void *, u64 *),
  */
 int cmstat_bench_readers(unsigned long iters)
 {
-	struct cmstat_counters *set = cmstat_counters_alloc(HC_NR);
+	struct cmstat_counters *set = cmstat_counters_alloc(NULL, HC_NR);
 	struct cmstat_bench_seed *seed = cmstat_bench_seed_alloc(HC_NR);
 	u64 *totals = kcalloc(HC_NR, sizeof(*totals), GFP_KERNEL);
 	int err = -ENOMEM;

@@ -46,11 +46,11 @@ static __always_inline void write_cmstat_section(bool fence)
 	struct cmstat_section sec;
 	u64 __percpu *slot;
 
-	if (!cmstat_section_begin(&sec))
+	if (!cmstat_section_begin(&sec, cmstat_counters_group(cmstat_set)))
 		return;
 	if (fence)
 		smp_mb();	/* the measured cost; pairs with nothing */
-	slot = cmstat_section_slot(cmstat_set);
+	slot = cmstat_section_slot(&sec, cmstat_set);
 	cmstat_section_add(slot, 0, WRITER_BYTES);
 	cmstat_section_add(slot, 1, 1);
 	cmstat_section_add(slot, 2, WRITER_BYTES);
@@ -158,7 +158,7 @@ static int writer_state_init(void)
 	unsigned int i;
 	int err;
 
-	cmstat_set = cmstat_counters_alloc(WRITER_COUNTERS);
+	cmstat_set = cmstat_counters_alloc(NULL, WRITER_COUNTERS);
 	if (IS_ERR(cmstat_set)) {
 		err = PTR_ERR(cmstat_set);
 		cmstat_set = NULL;

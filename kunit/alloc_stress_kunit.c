@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * KUnit concurrency test of the cmstat allocator: a kthread on every CPU
+ * KUnit concurrency tests of the cmstat allocator: a kthread on every CPU
  * allocates and frees objects of random sizes (GFP_KERNEL, classes and
- * large), a hard hrtimer on every CPU does the same from hardirq context
- * (GFP_ATOMIC), and a reader checks the invariants of every snapshot of the
- * heap and of all heaps.  At the end the statistics must equal the totals
- * the workers kept themselves.
+ * large) from random heaps of the test, a hard hrtimer on every CPU does
+ * the same from hardirq context (GFP_ATOMIC), and a reader checks every
+ * snapshot: its invariants, on one heap and on all heaps; then, with
+ * several heaps, that the heaps sum to all at every cut, field by field and
+ * class by class, where reading them one by one does not.  At the end the
+ * statistics must equal the totals the workers kept themselves.
  */
 
 #include <kunit/test.h>
@@ -21,11 +23,35 @@
 static unsigned int alloc_stress_snapshots = 600;
 module_param(alloc_stress_snapshots, uint, 0444);
 MODULE_PARM_DESC(alloc_stress_snapshots,
-		 "Snapshots per allocator stress case (default 600)");
+		 "Snapshots per allocator stress case, over its rounds (default 600)");
+
+/*
+ * Each case runs in rounds of alloc_stress_snapshots / STRESS_ROUNDS
+ * snapshots, a KUnit case each: under a busy host a snapshot can take ten
+ * times as long or more (its IPIs wait for vCPUs the host has
+ * descheduled), and a case must finish within KUnit's fixed five minutes.
+ */
+#define STRESS_ROUNDS	3
+
+static const void *stress_gen_rounds(const void *prev, char *desc)
+{
+	unsigned long round = (unsigned long)prev + 1;
+
+	if (round > STRESS_ROUNDS)
+		return NULL;
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "round=%lu", round);
+	return (const void *)round;
+}
+
+static unsigned int stress_round_snapshots(void)
+{
+	return DIV_ROUND_UP(alloc_stress_snapshots, STRESS_ROUNDS);
+}
 
 #define RING		32	/* live objects per kthread */
 #define IRQ_RING	4	/* live objects per CPU's timer */
 #define IRQ_PERIOD_NS	(1000 * NSEC_PER_USEC)	/* slab + KASAN in hardirq: keep it rare */
+#define MAX_HEAPS	4
 
 /* What one worker did, by its own count. */
 struct truth {
@@ -38,6 +64,7 @@ struct truth {
 struct live_obj {
 	void *ptr;
 	size_t size;
+	struct cmstat_heap *heap;
 };
 
 struct alloc_worker {
@@ -53,7 +80,17 @@ struct irq_worker {
 	struct truth truth;
 };
 
-static struct cmstat_heap *stress_heap;
+/* The workload of one case: its heaps and its workers. */
+struct stress_load {
+	struct cmstat_heap *heaps[MAX_HEAPS];
+	unsigned int nr_heaps;
+	struct alloc_worker *workers;
+	unsigned int nr_workers;
+	struct truth sum;	/* everything, once stopped */
+	struct truth irq;	/* the hardirq part */
+};
+
+static struct stress_load *load;	/* the running one */
 static bool stress_stop;
 static DEFINE_PER_CPU(struct irq_worker, irq_workers);
 
@@ -62,11 +99,12 @@ static void churn(struct live_obj *slot, size_t size, gfp_t gfp,
 		  struct truth *t)
 {
 	if (slot->ptr) {
-		cmstat_free(stress_heap, slot->ptr, slot->size);
+		cmstat_free(slot->heap, slot->ptr, slot->size);
 		t->frees++;
 		slot->ptr = NULL;
 	}
-	slot->ptr = cmstat_alloc(stress_heap, size, gfp);
+	slot->heap = load->heaps[get_random_u32_below(load->nr_heaps)];
+	slot->ptr = cmstat_alloc(slot->heap, size, gfp);
 	if (!slot->ptr) {
 		t->failed++;
 		return;
@@ -82,7 +120,7 @@ static void drain(struct live_obj *ring, unsigned int n, struct truth *t)
 
 	for (i = 0; i < n; i++)
 		if (ring[i].ptr) {
-			cmstat_free(stress_heap, ring[i].ptr, ring[i].size);
+			cmstat_free(ring[i].heap, ring[i].ptr, ring[i].size);
 			ring[i].ptr = NULL;
 			t->frees++;
 		}
@@ -142,25 +180,26 @@ static void add_truth(struct truth *sum, const struct truth *t)
 	sum->alloc_bytes += t->alloc_bytes;
 }
 
-static void alloc_stress_concurrent(struct kunit *test)
+/* Create @nr_heaps heaps, then start a worker on every CPU and the timers. */
+static struct stress_load *stress_start(struct kunit *test,
+					unsigned int nr_heaps)
 {
-	unsigned int i, nr = num_online_cpus(), cpu;
-	struct cmstat_heap_stats *st, *all;
-	struct alloc_worker *workers;
-	unsigned long snapshots = 0, violations = 0;
-	struct truth sum = {}, irq = {};
-	bool exact;
+	struct stress_load *l = kunit_kzalloc(test, sizeof(*l), GFP_KERNEL);
+	unsigned int i = 0, cpu;
+	char name[CMSTAT_HEAP_NAME_MAX + 1];
 
 	if (!cmstat_accounting_enabled())
 		kunit_skip(test, "cmstat loaded with accounting=0");
-	workers = kunit_kcalloc(test, nr, sizeof(*workers), GFP_KERNEL);
-	st = kunit_kzalloc(test, sizeof(*st), GFP_KERNEL);
-	all = kunit_kzalloc(test, sizeof(*all), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, workers);
-	KUNIT_ASSERT_NOT_NULL(test, st);
-	KUNIT_ASSERT_NOT_NULL(test, all);
-	stress_heap = cmstat_heap_create("kunit-stress");
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, stress_heap);
+	KUNIT_ASSERT_NOT_NULL(test, l);
+	l->workers = kunit_kcalloc(test, num_online_cpus(),
+				   sizeof(*l->workers), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, l->workers);
+	for (l->nr_heaps = 0; l->nr_heaps < nr_heaps; l->nr_heaps++) {
+		snprintf(name, sizeof(name), "kunit-stress%u", l->nr_heaps);
+		l->heaps[l->nr_heaps] = cmstat_heap_create(name);
+		KUNIT_ASSERT_NOT_ERR_OR_NULL(test, l->heaps[l->nr_heaps]);
+	}
+	load = l;
 
 	/* No assertion from here on: it would leave timers armed. */
 	WRITE_ONCE(stress_stop, false);
@@ -173,27 +212,109 @@ static void alloc_stress_concurrent(struct kunit *test)
 		w->timer.function = irq_worker_fn;
 	}
 	on_each_cpu(irq_worker_start, NULL, 1);
-	i = 0;
 	for_each_online_cpu(cpu) {
 		struct task_struct *t;
 
-		if (i == nr)
+		if (i == num_online_cpus())
 			break;
-		t = kthread_create(alloc_worker_fn, &workers[i],
+		t = kthread_create(alloc_worker_fn, &l->workers[i],
 				   "cmstat_alloc/%u", cpu);
 		if (IS_ERR(t)) {
 			KUNIT_FAIL(test, "kthread_create: %pe", t);
 			break;
 		}
 		kthread_bind(t, cpu);
-		workers[i++].task = t;
+		l->workers[i++].task = t;
 		wake_up_process(t);
 	}
-	nr = i;
+	l->nr_workers = i;
+	return l;
+}
+
+/* Stop everything, free every object, and add up what the workers did. */
+static void stress_stop_all(struct stress_load *l)
+{
+	unsigned int i, cpu;
+
+	WRITE_ONCE(stress_stop, true);
+	for (i = 0; i < l->nr_workers; i++) {
+		kthread_stop(l->workers[i].task);
+		add_truth(&l->sum, &l->workers[i].truth);
+	}
+	for_each_possible_cpu(cpu) {
+		struct irq_worker *w = per_cpu_ptr(&irq_workers, cpu);
+
+		hrtimer_cancel(&w->timer);
+		drain(w->ring, IRQ_RING, &w->truth);
+		add_truth(&l->sum, &w->truth);
+		add_truth(&l->irq, &w->truth);
+	}
+}
+
+/* The heaps' statistics, summed: they must equal the workers' totals. */
+static bool stress_exact(struct kunit *test, struct stress_load *l)
+{
+	struct cmstat_heap_stats *st = kunit_kcalloc(test, l->nr_heaps,
+						     sizeof(*st), GFP_KERNEL);
+	struct truth got = { };
+	u64 live = 0, free_bytes = 0;
+	unsigned int i;
+
+	if (!st || cmstat_heaps_read(l->heaps, l->nr_heaps, st, NULL))
+		return false;
+	for (i = 0; i < l->nr_heaps; i++) {
+		if (!cmstat_heap_stats_valid(&st[i]))
+			return false;
+		got.mallocs += st[i].mallocs;
+		got.frees += st[i].frees;
+		got.failed += st[i].failed_allocs;
+		got.alloc_bytes += st[i].alloc_bytes;
+		free_bytes += st[i].free_bytes;
+		live += st[i].live_objects + st[i].live_bytes +
+			st[i].live_requested_bytes;
+	}
+	return !memcmp(&got, &l->sum, sizeof(got)) &&
+	       free_bytes == l->sum.alloc_bytes && !live;
+}
+
+static void stress_finish(struct kunit *test, struct stress_load *l,
+			  const char *what, unsigned long snapshots,
+			  unsigned long violations, const char *extra)
+{
+	bool exact;
+	unsigned int i;
+
+	stress_stop_all(l);
+	exact = stress_exact(test, l);
+	kunit_info(test,
+		   "cpus=%u heaps=%u snapshots=%lu %s=%lu%s allocs=%llu frees=%llu stats_exact=%d hardirq_allocs=%llu failed=%llu alloc_bytes=%llu\n",
+		   num_online_cpus(), l->nr_heaps, snapshots, what, violations,
+		   extra, l->sum.mallocs, l->sum.frees, exact, l->irq.mallocs,
+		   l->sum.failed, l->sum.alloc_bytes);
+	KUNIT_EXPECT_EQ(test, violations, 0);
+	KUNIT_EXPECT_TRUE(test, exact);
+	KUNIT_EXPECT_GT(test, l->irq.mallocs, 0);
+	for (i = 0; i < l->nr_heaps; i++)
+		cmstat_heap_destroy(l->heaps[i]);
+	load = NULL;
+}
+
+/* Every snapshot of one heap, and of all heaps, keeps the invariants. */
+static void alloc_stress_concurrent(struct kunit *test)
+{
+	struct cmstat_heap_stats *st, *all;
+	unsigned long snapshots = 0, violations = 0;
+	struct stress_load *l;
+
+	st = kunit_kzalloc(test, sizeof(*st), GFP_KERNEL);
+	all = kunit_kzalloc(test, sizeof(*all), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, st);
+	KUNIT_ASSERT_NOT_NULL(test, all);
+	l = stress_start(test, 1);
 
 	/* Bounded by count only: a busy host makes it slower, not shorter. */
-	while (snapshots < alloc_stress_snapshots) {
-		if (!cmstat_heap_read(stress_heap, st)) {
+	while (snapshots < stress_round_snapshots()) {
+		if (!cmstat_heap_read(l->heaps[0], st)) {
 			snapshots++;
 			violations += !cmstat_heap_stats_valid(st);
 		}
@@ -202,39 +323,106 @@ static void alloc_stress_concurrent(struct kunit *test)
 			violations += !cmstat_heap_stats_valid(all);
 		}
 	}
+	stress_finish(test, l, "violations", snapshots, violations, "");
+}
 
-	WRITE_ONCE(stress_stop, true);
-	for (i = 0; i < nr; i++) {
-		kthread_stop(workers[i].task);
-		add_truth(&sum, &workers[i].truth);
+/* @all minus the sum of @n heaps, field by field, class by class, in @d. */
+static void all_minus_heaps(const struct cmstat_heap_stats *all,
+			    const struct cmstat_heap_stats *st, unsigned int n,
+			    struct cmstat_heap_stats *d)
+{
+	const u64 *a = (const u64 *)all;
+	u64 *out = (u64 *)d;
+	unsigned int i, j;
+
+	/* The struct is u64s only, so it can be walked as an array. */
+	BUILD_BUG_ON(sizeof(*all) % sizeof(u64));
+	for (j = 0; j < sizeof(*all) / sizeof(u64); j++) {
+		out[j] = a[j];
+		for (i = 0; i < n; i++)
+			out[j] -= ((const u64 *)&st[i])[j];
 	}
-	for_each_possible_cpu(cpu) {
-		struct irq_worker *w = per_cpu_ptr(&irq_workers, cpu);
+}
 
-		hrtimer_cancel(&w->timer);
-		drain(w->ring, IRQ_RING, &w->truth);
-		add_truth(&sum, &w->truth);
-		add_truth(&irq, &w->truth);
+/* Whether two differences agree, the epoch and class sizes aside. */
+static bool same_difference(const struct cmstat_heap_stats *x,
+			    const struct cmstat_heap_stats *y)
+{
+	unsigned int i;
+
+	if (memcmp(&x->live_bytes, &y->live_bytes,
+		   offsetof(struct cmstat_heap_stats, classes) -
+		   offsetof(struct cmstat_heap_stats, live_bytes)))
+		return false;
+	for (i = 0; i < CMSTAT_NR_CLASSES; i++)
+		if (x->classes[i].mallocs != y->classes[i].mallocs ||
+		    x->classes[i].frees != y->classes[i].frees ||
+		    x->classes[i].live_objects != y->classes[i].live_objects)
+			return false;
+	return true;
+}
+
+/*
+ * With several heaps under load, every cut of the heaps and all heaps
+ * together agrees: all minus the heaps is what the rest (other heaps,
+ * orphans, the destroyed heaps, none of which move meanwhile) held at the
+ * start, in every field and every class, and the snapshots share one
+ * epoch.  The control, every fourth time, reads the heaps, and then all,
+ * one by one.
+ */
+static void alloc_stress_heaps_sum(struct kunit *test)
+{
+	struct cmstat_heap_stats *st, *all, *base, *d;
+	unsigned long snapshots = 0, violations = 0, control = 0;
+	struct stress_load *l;
+	unsigned int i;
+	char extra[40];
+
+	st = kunit_kcalloc(test, MAX_HEAPS, sizeof(*st), GFP_KERNEL);
+	all = kunit_kzalloc(test, sizeof(*all), GFP_KERNEL);
+	base = kunit_kzalloc(test, sizeof(*base), GFP_KERNEL);
+	d = kunit_kzalloc(test, sizeof(*d), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, st);
+	KUNIT_ASSERT_NOT_NULL(test, all);
+	KUNIT_ASSERT_NOT_NULL(test, base);
+	KUNIT_ASSERT_NOT_NULL(test, d);
+	l = stress_start(test, MAX_HEAPS);
+	/* All minus the test's heaps: the rest, which no worker touches. */
+	if (cmstat_heaps_read(l->heaps, l->nr_heaps, st, all))
+		violations++;
+	all_minus_heaps(all, st, l->nr_heaps, base);
+
+	/* Half the cuts of the other case: each costs more, with its control. */
+	while (snapshots < stress_round_snapshots() / 2) {
+		if (cmstat_heaps_read(l->heaps, l->nr_heaps, st, all))
+			continue;
+		snapshots++;
+		all_minus_heaps(all, st, l->nr_heaps, d);
+		for (i = 0; i < l->nr_heaps; i++)
+			if (st[i].epoch != all->epoch)
+				violations++;
+		violations += !same_difference(d, base);
+
+		/* The control costs five reads: one time in four. */
+		if (snapshots % 4)
+			continue;
+		for (i = 0; i < l->nr_heaps; i++)
+			cmstat_heap_read(l->heaps[i], &st[i]);
+		cmstat_heaps_read_all(all);
+		all_minus_heaps(all, st, l->nr_heaps, d);
+		control += !same_difference(d, base);
 	}
-
-	exact = !cmstat_heap_read(stress_heap, st) &&
-		cmstat_heap_stats_valid(st) && st->mallocs == sum.mallocs &&
-		st->frees == sum.frees && st->failed_allocs == sum.failed &&
-		st->alloc_bytes == sum.alloc_bytes &&
-		st->free_bytes == sum.alloc_bytes && st->live_objects == 0 &&
-		st->live_bytes == 0 && st->live_requested_bytes == 0;
-	kunit_info(test,
-		   "cpus=%u snapshots=%lu violations=%lu allocs=%llu frees=%llu stats_exact=%d hardirq_allocs=%llu failed=%llu alloc_bytes=%llu\n",
-		   num_online_cpus(), snapshots, violations, sum.mallocs,
-		   sum.frees, exact, irq.mallocs, sum.failed, sum.alloc_bytes);
-	KUNIT_EXPECT_EQ(test, violations, 0);
-	KUNIT_EXPECT_TRUE(test, exact);
-	KUNIT_EXPECT_GT(test, irq.mallocs, 0);
-	cmstat_heap_destroy(stress_heap);
+	snprintf(extra, sizeof(extra), " control_violations=%lu", control);
+	stress_finish(test, l, "violations", snapshots, violations, extra);
+	/* The control must see what the one cut hides, or the check is blind. */
+	KUNIT_EXPECT_GT(test, control, 0);
 }
 
 static struct kunit_case alloc_stress_cases[] = {
-	KUNIT_CASE_SLOW(alloc_stress_concurrent),
+	KUNIT_CASE_PARAM_ATTR(alloc_stress_concurrent, stress_gen_rounds,
+			      { .speed = KUNIT_SPEED_SLOW }),
+	KUNIT_CASE_PARAM_ATTR(alloc_stress_heaps_sum, stress_gen_rounds,
+			      { .speed = KUNIT_SPEED_SLOW }),
 	{}
 };
 

@@ -20,7 +20,7 @@
 
 static struct cmstat_counters *alloc_set(struct kunit *test, unsigned int nr)
 {
-	struct cmstat_counters *set = cmstat_counters_alloc(nr);
+	struct cmstat_counters *set = cmstat_counters_alloc(NULL, nr);
 
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, set);
 	return set;
@@ -42,9 +42,9 @@ static void write_all(struct cmstat_counters *set, const s64 *d)
 	u64 __percpu *slot;
 	unsigned int i;
 
-	if (!cmstat_section_begin(&sec))
+	if (!cmstat_section_begin(&sec, cmstat_counters_group(set)))
 		return;
-	slot = cmstat_section_slot(set);
+	slot = cmstat_section_slot(&sec, set);
 	for (i = 0; i < set->nr; i++)
 		cmstat_section_add(slot, i, d[i]);
 	cmstat_section_end(&sec);
@@ -125,8 +125,8 @@ static void counters_signed_deltas(struct kunit *test)
 
 static void counters_bad_alloc(struct kunit *test)
 {
-	KUNIT_EXPECT_PTR_EQ(test, cmstat_counters_alloc(0), ERR_PTR(-EINVAL));
-	KUNIT_EXPECT_PTR_EQ(test, cmstat_counters_alloc(CMSTAT_COUNTERS_MAX + 1),
+	KUNIT_EXPECT_PTR_EQ(test, cmstat_counters_alloc(NULL, 0), ERR_PTR(-EINVAL));
+	KUNIT_EXPECT_PTR_EQ(test, cmstat_counters_alloc(NULL, CMSTAT_COUNTERS_MAX + 1),
 			    ERR_PTR(-EINVAL));
 	/* Freeing NULL or an error pointer is a no-op. */
 	cmstat_counters_free(NULL);
@@ -155,12 +155,12 @@ static void hold_section(struct held_section *h)
 	u64 __percpu *slot;
 
 	h->ctx = -1;
-	if (!cmstat_section_begin(&sec)) {
+	if (!cmstat_section_begin(&sec, cmstat_counters_group(h->set))) {
 		complete(&h->opened);
 		return;
 	}
 	h->ctx = sec.ctx;
-	slot = cmstat_section_slot(h->set);
+	slot = cmstat_section_slot(&sec, h->set);
 	cmstat_section_add(slot, 0, 1);
 	complete(&h->opened);
 	/* Pairs with WRITE_ONCE() in expect_reader_held(). */
@@ -308,8 +308,8 @@ static void counters_read_in_section(struct kunit *test)
 	struct cmstat_section sec;
 	int err = 0;
 
-	if (cmstat_section_begin(&sec)) {
-		cmstat_section_add(cmstat_section_slot(set), 0, 1);
+	if (cmstat_section_begin(&sec, cmstat_counters_group(set))) {
+		cmstat_section_add(cmstat_section_slot(&sec, set), 0, 1);
 		err = cmstat_counters_read(set, totals, NULL);
 		cmstat_section_end(&sec);
 	}

@@ -11,96 +11,54 @@
 #include "internal.h"
 
 /*
- * One writer section over the heap's set and the all-heaps set: the @n
- * (index, delta) pairs in @upd go to both.
+ * One writer section on the heap's own set.  A class allocation or free
+ * moves its class's count and the requested bytes; the bytes held are the
+ * class size times the count, derived when read.
  */
-struct cmstat_upd {
-	unsigned int idx;
-	s64 delta;
-};
-
-static __always_inline void cmstat_account(struct cmstat_heap *heap,
-					   const struct cmstat_upd *upd,
-					   unsigned int n)
+static __always_inline void cmstat_account_class(struct cmstat_heap *heap,
+						 unsigned int count_idx,
+						 unsigned int requested_idx,
+						 size_t size)
 {
 	struct cmstat_section sec;
-	u64 __percpu *heap_slot, *all_slot;
-	unsigned int i;
+	u64 __percpu *slot;
 
-	if (!cmstat_section_begin(&sec))
+	if (!cmstat_section_begin(&sec, &cmstat_heap_group))
 		return;
-	heap_slot = cmstat_section_slot(heap->stats);
-	all_slot = cmstat_section_slot(cmstat_all);
-	for (i = 0; i < n; i++) {
-		cmstat_section_add(heap_slot, upd[i].idx, upd[i].delta);
-		cmstat_section_add(all_slot, upd[i].idx, upd[i].delta);
-	}
+	slot = cmstat_section_slot(&sec, heap->stats);
+	cmstat_section_add(slot, count_idx, 1);
+	cmstat_section_add(slot, requested_idx, size);
 	cmstat_section_end(&sec);
 }
 
-/* The counters one side, allocation or free, moves. */
-struct cmstat_side {
-	unsigned int bytes;
-	unsigned int requested_bytes;
-	unsigned int class_base;
-	unsigned int large;
-	unsigned int large_bytes;
-};
-
-static const struct cmstat_side cmstat_alloc_side = {
-	HC_ALLOC_BYTES, HC_REQUESTED_ALLOC_BYTES, HC_CLASS_MALLOCS,
-	HC_LARGE_MALLOCS, HC_LARGE_ALLOC_BYTES,
-};
-
-static const struct cmstat_side cmstat_free_side = {
-	HC_FREE_BYTES, HC_REQUESTED_FREE_BYTES, HC_CLASS_FREES,
-	HC_LARGE_FREES, HC_LARGE_FREE_BYTES,
-};
-
-static __always_inline void cmstat_account_side(struct cmstat_heap *heap,
-						const struct cmstat_side *side,
-						int class, size_t size,
-						size_t held)
+/* A large allocation or free also moves the whole pages it holds. */
+static __always_inline void cmstat_account_large(struct cmstat_heap *heap,
+						 unsigned int count_idx,
+						 unsigned int requested_idx,
+						 unsigned int held_idx,
+						 size_t size)
 {
-	if (class >= 0) {
-		const struct cmstat_upd upd[] = {
-			{ side->bytes, held },
-			{ side->requested_bytes, size },
-			{ side->class_base + class, 1 },
-		};
+	struct cmstat_section sec;
+	u64 __percpu *slot;
 
-		cmstat_account(heap, upd, ARRAY_SIZE(upd));
-	} else {
-		const struct cmstat_upd upd[] = {
-			{ side->bytes, held },
-			{ side->requested_bytes, size },
-			{ side->large, 1 },
-			{ side->large_bytes, held },
-		};
-
-		cmstat_account(heap, upd, ARRAY_SIZE(upd));
-	}
-}
-
-static __always_inline void cmstat_account_alloc(struct cmstat_heap *heap,
-						 int class, size_t size,
-						 size_t held)
-{
-	cmstat_account_side(heap, &cmstat_alloc_side, class, size, held);
-}
-
-static __always_inline void cmstat_account_free(struct cmstat_heap *heap,
-						int class, size_t size,
-						size_t held)
-{
-	cmstat_account_side(heap, &cmstat_free_side, class, size, held);
+	if (!cmstat_section_begin(&sec, &cmstat_heap_group))
+		return;
+	slot = cmstat_section_slot(&sec, heap->stats);
+	cmstat_section_add(slot, count_idx, 1);
+	cmstat_section_add(slot, requested_idx, size);
+	cmstat_section_add(slot, held_idx, cmstat_class_held_bytes(-1, size));
+	cmstat_section_end(&sec);
 }
 
 static void cmstat_account_failure(struct cmstat_heap *heap)
 {
-	const struct cmstat_upd upd[] = { { HC_FAILED_ALLOCS, 1 } };
+	struct cmstat_section sec;
 
-	cmstat_account(heap, upd, ARRAY_SIZE(upd));
+	if (!cmstat_section_begin(&sec, &cmstat_heap_group))
+		return;
+	cmstat_section_add(cmstat_section_slot(&sec, heap->stats),
+			   HC_FAILED_ALLOCS, 1);
+	cmstat_section_end(&sec);
 }
 
 /**
@@ -141,8 +99,13 @@ void *cmstat_alloc(struct cmstat_heap *heap, size_t size, gfp_t gfp)
 		cmstat_account_failure(heap);
 		return NULL;
 	}
-	cmstat_account_alloc(heap, class, size,
-			     cmstat_class_held_bytes(class, size));
+	if (likely(class >= 0))
+		cmstat_account_class(heap, HC_CLASS_MALLOCS + class,
+				     HC_REQUESTED_ALLOC_BYTES, size);
+	else
+		cmstat_account_large(heap, HC_LARGE_MALLOCS,
+				     HC_REQUESTED_ALLOC_BYTES,
+				     HC_LARGE_ALLOC_BYTES, size);
 	return obj;
 }
 EXPORT_SYMBOL_GPL(cmstat_alloc);
@@ -217,7 +180,12 @@ void cmstat_free(struct cmstat_heap *heap, const void *obj, size_t size)
 	/* Whatever @size says: a wrong one must not reach a wrong cache. */
 	kfree(obj);
 	class = cmstat_class_of(size);
-	cmstat_account_free(heap, class, size,
-			    cmstat_class_held_bytes(class, size));
+	if (likely(class >= 0))
+		cmstat_account_class(heap, HC_CLASS_FREES + class,
+				     HC_REQUESTED_FREE_BYTES, size);
+	else
+		cmstat_account_large(heap, HC_LARGE_FREES,
+				     HC_REQUESTED_FREE_BYTES,
+				     HC_LARGE_FREE_BYTES, size);
 }
 EXPORT_SYMBOL_GPL(cmstat_free);

@@ -3,9 +3,10 @@
  * cmstat consistent per-CPU counters: allocation and the reader.
  *
  * The writers are inline, in include/cmstat/counters.h.  The reader closes
- * the current generation, waits for the sections that may still write to
- * it, and folds it into the totals.  Documentation/design.rst has the
- * whole argument; the comments here name the pairings.
+ * the current generation of a group of sets, waits for the sections that
+ * may still write to it, and folds it into every set's totals.
+ * Documentation/design.rst has the whole argument; the comments here name
+ * the pairings.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -48,15 +49,73 @@ bool cmstat_accounting_enabled(void)
 }
 EXPORT_SYMBOL_GPL(cmstat_accounting_enabled);
 
+/* Set up a group that lives in memory of the caller's (cmstat's heaps). */
+int cmstat_group_init(struct cmstat_group *group)
+{
+	memset(group, 0, sizeof(*group));
+	mutex_init(&group->lock);
+	INIT_LIST_HEAD(&group->sets);
+	group->sample = alloc_percpu(struct cmstat_cpu_seq);
+	return group->sample ? 0 : -ENOMEM;
+}
+
+void cmstat_group_destroy(struct cmstat_group *group)
+{
+	WARN_ON_ONCE(!list_empty(&group->sets));
+	free_percpu(group->sample);
+	mutex_destroy(&group->lock);
+}
+
+/**
+ * cmstat_group_alloc() - allocate a group of counter sets read together
+ *
+ * Sets allocated in a group share its generation: cmstat_group_read()
+ * closes it for all of them with one round of IPIs, so their snapshots are
+ * of one instant even when sections write several of them.  Process
+ * context; may sleep.
+ *
+ * Return: the group, or ERR_PTR(-ENOMEM).
+ */
+struct cmstat_group *cmstat_group_alloc(void)
+{
+	struct cmstat_group *group = kmalloc(sizeof(*group), GFP_KERNEL);
+
+	if (!group)
+		return ERR_PTR(-ENOMEM);
+	if (cmstat_group_init(group)) {
+		kfree(group);
+		return ERR_PTR(-ENOMEM);
+	}
+	return group;
+}
+EXPORT_SYMBOL_GPL(cmstat_group_alloc);
+
+/**
+ * cmstat_group_free() - free a group
+ * @group: from cmstat_group_alloc(), with no set left in it; NULL or an
+ *	error pointer is a no-op
+ */
+void cmstat_group_free(struct cmstat_group *group)
+{
+	if (IS_ERR_OR_NULL(group))
+		return;
+	cmstat_group_destroy(group);
+	kfree(group);
+}
+EXPORT_SYMBOL_GPL(cmstat_group_free);
+
 /**
  * cmstat_counters_alloc() - allocate a set of consistent counters
+ * @group: the group the set joins, or NULL for a group of its own
  * @nr: number of u64 counters, 1 to %CMSTAT_COUNTERS_MAX
  *
- * All counters start at zero.  Process context; may sleep.
+ * All counters start at zero.  Process context; may sleep; waits for a
+ * reader of @group to finish.
  *
  * Return: the set, ERR_PTR(-EINVAL) for a bad @nr or ERR_PTR(-ENOMEM).
  */
-struct cmstat_counters *cmstat_counters_alloc(unsigned int nr)
+struct cmstat_counters *cmstat_counters_alloc(struct cmstat_group *group,
+					      unsigned int nr)
 {
 	struct cmstat_counters *set;
 
@@ -67,15 +126,24 @@ struct cmstat_counters *cmstat_counters_alloc(unsigned int nr)
 	if (!set)
 		return ERR_PTR(-ENOMEM);
 	set->nr = nr;
-	mutex_init(&set->lock);
 	set->delta = __alloc_percpu(CMSTAT_RING_SLOTS * nr * sizeof(u64),
 				    sizeof(u64));
 	set->frozen = kcalloc(CMSTAT_RING_SLOTS * nr, sizeof(u64), GFP_KERNEL);
-	set->sample = alloc_percpu(struct cmstat_cpu_seq);
-	if (!set->delta || !set->frozen || !set->sample) {
-		cmstat_counters_free(set);
+	set->own_group = !group;
+	if (!group)
+		group = cmstat_group_alloc();
+	if (!set->delta || !set->frozen || IS_ERR(group)) {
+		if (set->own_group)
+			cmstat_group_free(group);
+		free_percpu(set->delta);
+		kfree(set->frozen);
+		kfree(set);
 		return ERR_PTR(-ENOMEM);
 	}
+	set->group = group;
+	mutex_lock(&group->lock);
+	list_add_tail(&set->node, &group->sets);
+	mutex_unlock(&group->lock);
 	return set;
 }
 EXPORT_SYMBOL_GPL(cmstat_counters_alloc);
@@ -84,17 +152,20 @@ EXPORT_SYMBOL_GPL(cmstat_counters_alloc);
  * cmstat_counters_free() - free a counter set
  * @set: from cmstat_counters_alloc(); NULL or an error pointer is a no-op
  *
- * The caller guarantees that no writer section can still reach @set and no
- * reader is running.
+ * The caller guarantees that no writer section can still reach @set.
+ * Waits for a reader of its group to finish.
  */
 void cmstat_counters_free(struct cmstat_counters *set)
 {
 	if (IS_ERR_OR_NULL(set))
 		return;
-	free_percpu(set->sample);
+	mutex_lock(&set->group->lock);
+	list_del(&set->node);
+	mutex_unlock(&set->group->lock);
+	if (set->own_group)
+		cmstat_group_free(set->group);
 	kfree(set->frozen);
 	free_percpu(set->delta);
-	mutex_destroy(&set->lock);
 	kfree(set);
 }
 EXPORT_SYMBOL_GPL(cmstat_counters_free);
@@ -105,21 +176,21 @@ EXPORT_SYMBOL_GPL(cmstat_counters_free);
  * were doing (a task, a softirq, or the idle loop); on the reader's own CPU
  * called directly, with interrupts off.  Either way it sees this CPU's own
  * stores in program order, so a section that has made its counter odd is
- * seen open, and one that has not yet done so will load ->gen after this
- * returns.  Only task and softirq sections can be seen open: hardirq
+ * seen open, and one that has not yet done so will load ->slot_off after
+ * this returns.  Only task and softirq sections can be seen open: hardirq
  * handlers run with interrupts off and NMIs cannot be interrupted, so a
  * hardirq or NMI section is always either finished or not begun here.
  *
- * No barrier here: the IPI's message passing orders the reader's ->gen
- * store before everything this CPU does after the handler.  The request
+ * No barrier here: the IPI's message passing orders the reader's
+ * ->slot_off store before everything this CPU does after the handler.  The request
  * was queued (llist_add(), fully ordered) after the reader's smp_mb() in
  * cmstat_close_gen(), and this CPU took it off the queue (llist_del_all(),
  * fully ordered) before calling us.
  */
 static void cmstat_sample_seq(void *info)
 {
-	struct cmstat_counters *set = info;
-	struct cmstat_cpu_seq *sample = this_cpu_ptr(set->sample);
+	struct cmstat_group *group = info;
+	struct cmstat_cpu_seq *sample = this_cpu_ptr(group->sample);
 	unsigned int ctx;
 
 	for (ctx = 0; ctx < CMSTAT_NR_CTX; ctx++)
@@ -134,7 +205,7 @@ static const char * const cmstat_ctx_names[CMSTAT_NR_CTX] = {
  * Wait for one CPU's context @ctx to leave the section it was sampled in.
  * Return: 0, or -EINTR on a fatal signal (the close stays pending).
  */
-static int cmstat_wait_one(struct cmstat_counters *set, unsigned int cpu,
+static int cmstat_wait_one(struct cmstat_group *group, unsigned int cpu,
 			   unsigned int ctx, unsigned long sampled)
 {
 	unsigned long *seq = &per_cpu(cmstat_cpu_seq, cpu).seq[ctx];
@@ -143,7 +214,7 @@ static int cmstat_wait_one(struct cmstat_counters *set, unsigned int cpu,
 
 	/*
 	 * Any change means the sampled section ended: a section opened later
-	 * on that CPU loaded the new ->gen.  So a CPU writing back-to-back
+	 * on that CPU loaded the new ->slot_off.  So a CPU writing back-to-back
 	 * cannot starve us.  Lockless read of a remote counter that only its
 	 * own CPU writes (this_cpu_inc() in the writer).
 	 */
@@ -154,9 +225,9 @@ static int cmstat_wait_one(struct cmstat_counters *set, unsigned int cpu,
 		}
 		if (fatal_signal_pending(current))
 			return -EINTR;
-		if (!set->stuck_reported &&
+		if (!group->stuck_reported &&
 		    time_after(jiffies, start + CMSTAT_STUCK_SECS * HZ)) {
-			set->stuck_reported = true;
+			group->stuck_reported = true;
 			pr_warn("a writer section open on CPU %u in %s context for %u s holds up readers: a section left open, or one that sleeps\n",
 				cpu, cmstat_ctx_names[ctx], CMSTAT_STUCK_SECS);
 		}
@@ -170,22 +241,22 @@ static int cmstat_wait_one(struct cmstat_counters *set, unsigned int cpu,
 }
 
 /*
- * Wait for every section that was open when @set's generation was closed,
- * as cmstat_sample_seq() recorded them.  Only CPUs online at sampling time
- * have a non-zero sample.  Return: 0 or -EINTR.
+ * Wait for every section that was open when @group's generation was
+ * closed, as cmstat_sample_seq() recorded them.  Only CPUs online at
+ * sampling time have a non-zero sample.  Return: 0 or -EINTR.
  */
-static int cmstat_wait_sections(struct cmstat_counters *set)
+static int cmstat_wait_sections(struct cmstat_group *group)
 {
 	unsigned int cpu, ctx;
 	int err;
 
 	for_each_possible_cpu(cpu) {
-		struct cmstat_cpu_seq *sample = per_cpu_ptr(set->sample, cpu);
+		struct cmstat_cpu_seq *sample = per_cpu_ptr(group->sample, cpu);
 
 		for (ctx = 0; ctx < CMSTAT_NR_CTX; ctx++) {
 			if (!(sample->seq[ctx] & 1) || cmstat_mutate_skip_wait())
 				continue;
-			err = cmstat_wait_one(set, cpu, ctx, sample->seq[ctx]);
+			err = cmstat_wait_one(group, cpu, ctx, sample->seq[ctx]);
 			if (err)
 				return err;
 		}
@@ -201,63 +272,75 @@ static int cmstat_wait_sections(struct cmstat_counters *set)
 }
 
 /*
- * Close the current generation: writers move to the next slot, and the
- * closed one's open sections are recorded.  The caller then waits for them.
+ * Close the current generation of every set of @group: writers move to the
+ * next slot, and the closed one's open sections are recorded.  The caller
+ * then waits for them.
  *
  * No CPU hotplug lock is held, here or while waiting.  A CPU cannot go
  * offline with a section open: the section disables preemption, and taking
  * a CPU down runs stop_machine(), whose stopper thread must run on that CPU.
  * A CPU that comes online after the samples were taken was offline, so in
- * no section, and its first section loads ->gen after the full barriers of
- * bringing it up.  Holding cpus_read_lock() across a wait on a section left
- * open by a bug would block every CPU hotplug, and behind it the static key
- * and kmem_cache_create() calls that take that lock.
+ * no section, and its first section loads ->slot_off after the full
+ * barriers of bringing it up.  Holding cpus_read_lock() across a wait on a
+ * section left open by a bug would block every CPU hotplug, and behind it
+ * the static key and kmem_cache_create() calls that take that lock.
  */
-static void cmstat_close_gen(struct cmstat_counters *set)
+static void cmstat_close_gen(struct cmstat_group *group)
 {
 	unsigned int cpu;
 
 	/* Stale samples of CPUs that are offline now must not be waited on. */
 	for_each_possible_cpu(cpu)
-		memset(per_cpu_ptr(set->sample, cpu), 0, sizeof(*set->sample));
+		memset(per_cpu_ptr(group->sample, cpu), 0,
+		       sizeof(*group->sample));
+	group->gen++;
 	/*
-	 * Pairs with READ_ONCE() in cmstat_section_slot().  Release, so that
-	 * our earlier reads of the slot the new generation reuses are done
-	 * before any writer can see the new value and add to it.
+	 * Pairs with READ_ONCE() in __cmstat_section_open().  Release, so
+	 * that our earlier reads of the slots the new generation reuses are
+	 * done before any writer can see the new value and add to them.
 	 */
-	smp_store_release(&set->gen, set->gen + 1);
+	smp_store_release(&group->slot_off,
+			  (group->gen % CMSTAT_RING_SLOTS) * sizeof(u64));
 	/*
-	 * Orders the ->gen store before the IPI requests are queued: pairs
-	 * with the IPI's message passing, see cmstat_sample_seq().
+	 * Orders the ->slot_off store before the IPI requests are queued:
+	 * pairs with the IPI's message passing, see cmstat_sample_seq().
 	 */
 	smp_mb();
-	on_each_cpu(cmstat_sample_seq, set, 1);
-	set->closing = true;
-	set->stuck_reported = false;
+	on_each_cpu(cmstat_sample_seq, group, 1);
+	group->closing = true;
+	group->stuck_reported = false;
 }
 
-/* Fold the closed slot, quiescent on every CPU, and sum the totals. */
-static void cmstat_fold(struct cmstat_counters *set, u64 *totals)
+/*
+ * Fold the slot of @set that the last close retired, quiescent on every
+ * CPU now: plain reads are exact.  It holds every generation of its parity
+ * since the set was created, so the sum replaces what was frozen before.
+ */
+static void cmstat_fold(struct cmstat_counters *set, unsigned int slot)
 {
-	unsigned int slot = (set->gen - 1) % CMSTAT_RING_SLOTS, i, cpu;
-	u64 *frozen = set->frozen + slot * set->nr;
+	unsigned int i, cpu;
 
-	/*
-	 * Plain reads are exact: no writer touches the slot.  It holds every
-	 * generation of its parity since the set was created: the sum
-	 * replaces what we froze last time.
-	 */
-	memset(frozen, 0, set->nr * sizeof(u64));
+	for (i = 0; i < set->nr; i++)
+		set->frozen[i * CMSTAT_RING_SLOTS + slot] = 0;
 	for_each_possible_cpu(cpu) {
-		u64 *d = per_cpu_ptr(set->delta, cpu) + slot * set->nr;
+		u64 *d = per_cpu_ptr(set->delta, cpu);
 
 		for (i = 0; i < set->nr; i++)
-			frozen[i] += d[i];
+			set->frozen[i * CMSTAT_RING_SLOTS + slot] +=
+				d[i * CMSTAT_RING_SLOTS + slot];
 	}
-	memset(totals, 0, set->nr * sizeof(u64));
-	for (slot = 0; slot < CMSTAT_RING_SLOTS; slot++)
-		for (i = 0; i < set->nr; i++)
-			totals[i] += set->frozen[slot * set->nr + i];
+}
+
+/* The totals of @set as of the last fold. */
+static void cmstat_totals(const struct cmstat_counters *set, u64 *totals)
+{
+	unsigned int i, slot;
+
+	for (i = 0; i < set->nr; i++) {
+		totals[i] = 0;
+		for (slot = 0; slot < CMSTAT_RING_SLOTS; slot++)
+			totals[i] += set->frozen[i * CMSTAT_RING_SLOTS + slot];
+	}
 }
 
 /*
@@ -268,35 +351,48 @@ static void cmstat_fold(struct cmstat_counters *set, u64 *totals)
  */
 static bool cmstat_in_section(void)
 {
+	unsigned int seq;
+
 	if (!IS_ENABLED(CONFIG_PREEMPT_COUNT) || preemptible())
 		return false;
-	return raw_cpu_read(cmstat_cpu_seq.seq[cmstat_current_ctx()]) & 1;
+	seq = cmstat_seq_index(interrupt_context_level());
+	return raw_cpu_read(cmstat_cpu_seq.seq[seq]) & 1;
 }
 
 /**
- * cmstat_counters_read() - take a consistent snapshot of a counter set
- * @set: counter set
- * @totals: array of the set's @nr u64, filled with the totals
+ * cmstat_group_read() - one consistent snapshot of every set of a group
+ * @group: the group
+ * @sets: sets of @group whose totals to copy out (may be NULL if @n is 0)
+ * @totals: for each of @sets, an array of its @nr u64, filled with its
+ *	totals
+ * @n: number of @sets and @totals
  * @epoch: if not NULL, the number of this snapshot: 1 for the first, one
- *	more with every snapshot of @set
+ *	more with every snapshot of @group
  *
- * Every writer section that wrote to @set is either wholly included or
- * wholly absent, and the totals are exact: the sum of every delta of the
- * included sections, over all possible CPUs (offline ones included), modulo
- * 2^64.  Signed counters can be read back by casting to s64.
+ * One generation is closed for every set of the group at once, with one
+ * IPI to each online CPU: every writer section is either wholly included
+ * in the snapshot, in every set it wrote, or wholly absent from all of
+ * them.  The totals are exact: the sum of every delta of the included
+ * sections, over all possible CPUs (offline ones included), modulo 2^64.
+ * Signed counters can be read back by casting to s64.  Every set of the
+ * group is folded, copied out or not, so the cost grows with the group's
+ * sets times their counters times the possible CPUs.
  *
  * Sleeps: readers are serialised by a mutex, and the reader waits only for
  * sections that were open when it closed the generation, spinning briefly
  * and then sleeping.  A section open for more than %CMSTAT_STUCK_SECS
- * seconds (a writer's bug) is reported once in the kernel log.  It sends
- * one IPI to every online CPU.
+ * seconds (a writer's bug) is reported once in the kernel log.
  *
- * Return: 0; -EINTR if a fatal signal came while waiting (@totals is left
+ * Return: 0; -EINTR if a fatal signal came while waiting (@totals are left
  * alone, and the next read finishes the snapshot); -EDEADLK, with a
  * message, when called from inside a writer section.
  */
-int cmstat_counters_read(struct cmstat_counters *set, u64 *totals, u64 *epoch)
+int cmstat_group_read(struct cmstat_group *group,
+		      struct cmstat_counters *const *sets, u64 *const *totals,
+		      unsigned int n, u64 *epoch)
 {
+	struct cmstat_counters *set;
+	unsigned int i, slot;
 	int err;
 
 	if (cmstat_in_section()) {
@@ -305,20 +401,40 @@ int cmstat_counters_read(struct cmstat_counters *set, u64 *totals, u64 *epoch)
 		return -EDEADLK;
 	}
 	might_sleep();
-	err = mutex_lock_killable(&set->lock);
+	err = mutex_lock_killable(&group->lock);
 	if (err)
 		return err;
-	if (!set->closing)
-		cmstat_close_gen(set);
-	err = cmstat_wait_sections(set);
+	if (!group->closing)
+		cmstat_close_gen(group);
+	err = cmstat_wait_sections(group);
 	if (!err) {
-		set->closing = false;
-		cmstat_fold(set, totals);
+		group->closing = false;
+		slot = (group->gen - 1) % CMSTAT_RING_SLOTS;
+		list_for_each_entry(set, &group->sets, node)
+			cmstat_fold(set, slot);
+		for (i = 0; i < n; i++)
+			cmstat_totals(sets[i], totals[i]);
 		if (epoch)
-			*epoch = set->gen;
+			*epoch = group->gen;
 	}
-	mutex_unlock(&set->lock);
+	mutex_unlock(&group->lock);
 	return err;
+}
+EXPORT_SYMBOL_GPL(cmstat_group_read);
+
+/**
+ * cmstat_counters_read() - take a consistent snapshot of a counter set
+ * @set: counter set
+ * @totals: array of the set's @nr u64, filled with the totals
+ * @epoch: if not NULL, the number of this snapshot of @set's group
+ *
+ * cmstat_group_read() of @set's group, copying out @set's totals alone.
+ *
+ * Return: as cmstat_group_read().
+ */
+int cmstat_counters_read(struct cmstat_counters *set, u64 *totals, u64 *epoch)
+{
+	return cmstat_group_read(set->group, &set, &totals, 1, epoch);
 }
 EXPORT_SYMBOL_GPL(cmstat_counters_read);
 
@@ -344,7 +460,7 @@ void cmstat_counters_sum_racy(struct cmstat_counters *set, u64 *totals)
 
 			/* Races with writers on purpose: no pairing. */
 			for (slot = 0; slot < CMSTAT_RING_SLOTS; slot++)
-				totals[i] += READ_ONCE(d[slot * set->nr + i]);
+				totals[i] += READ_ONCE(d[i * CMSTAT_RING_SLOTS + slot]);
 		}
 	}
 }

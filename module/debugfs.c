@@ -2,13 +2,15 @@
 /*
  * cmstat debugfs files, under /sys/kernel/debug/cmstat/:
  *
+ *	stats			every heap, orphan, the destroyed heaps and all
+ *				heaps together, at one cut
  *	heap_names		names of the live heaps, one per line
  *	all/stats		all heaps together
  *	heaps/<name>/stats	one heap
  *
- * A stats file is rendered from one snapshot each time it is read from
- * the start, so everything one read() sequence returns is consistent.
- * Documentation/admin-guide.rst describes the format.
+ * A stats file shows one cut, taken when it is opened: everything read
+ * through one open file belongs together, and the rows of "stats" sum to
+ * its "all" exactly.  Documentation/admin-guide.rst describes the format.
  */
 
 #include <linux/debugfs.h>
@@ -18,23 +20,46 @@
 #include "internal.h"
 
 /* First line of every stats file: format name and version. */
-#define CMSTAT_STATS_FORMAT	"cmstat-stats 1"
+#define CMSTAT_STATS_FORMAT	"cmstat-stats 2"
 
 static struct dentry *cmstat_debugfs_root;
 static struct dentry *cmstat_debugfs_heaps;
 
-static void cmstat_print_stats(struct seq_file *m, const char *name,
-			       const struct cmstat_heap_stats *st)
+/* What a stats file shows of its cut. */
+enum cmstat_view_rows {
+	CMSTAT_VIEW_EVERYTHING,	/* every row, then all */
+	CMSTAT_VIEW_ALL,	/* all alone */
+	CMSTAT_VIEW_HEAP,	/* one heap alone */
+};
+
+/**
+ * struct cmstat_view - an open stats file
+ * @cut: its cut
+ * @rows: which rows it shows
+ * @heap_id: with %CMSTAT_VIEW_HEAP, the heap
+ * @st: scratch for the statistics of one row
+ */
+struct cmstat_view {
+	struct cmstat_cut *cut;
+	enum cmstat_view_rows rows;
+	u64 heap_id;
+	struct cmstat_heap_stats st;
+};
+
+/* One record: a header line, the key lines, the class table. */
+static void cmstat_print_record(struct seq_file *m, struct cmstat_view *v,
+				const char *kind, const char *name,
+				const u64 *c)
 {
+	struct cmstat_heap_stats *st = &v->st;
 	unsigned int i;
 
-	seq_puts(m, CMSTAT_STATS_FORMAT "\n");
-	seq_printf(m, "heap %s\n", name);
-	seq_printf(m, "epoch %llu\n", st->epoch);
+	cmstat_derive(c, v->cut->epoch, st);
+	seq_printf(m, "\n%s%s%s\n", kind, *name ? " " : "", name);
 	for (i = 0; i < CMSTAT_NR_STATS_FIELDS; i++)
 		seq_printf(m, "%s %llu\n", cmstat_stats_fields[i].name,
 			   cmstat_stats_field(st, i));
-	seq_puts(m, "\nclass_bytes mallocs frees live_objects live_bytes\n");
+	seq_puts(m, "class_bytes mallocs frees live_objects live_bytes\n");
 	for (i = 0; i < CMSTAT_NR_CLASSES; i++) {
 		const struct cmstat_class_stats *cs = &st->classes[i];
 
@@ -44,20 +69,82 @@ static void cmstat_print_stats(struct seq_file *m, const char *name,
 	}
 }
 
-/* m->private: the heap, or NULL for all heaps. */
+static const char * const cmstat_row_kinds[] = {
+	[CMSTAT_ROW_HEAP] = "heap",
+	[CMSTAT_ROW_ORPHAN] = "orphan",
+	[CMSTAT_ROW_DESTROYED] = "destroyed",
+};
+
 static int cmstat_stats_show(struct seq_file *m, void *unused)
 {
-	struct cmstat_heap *heap = m->private;
-	struct cmstat_heap_stats *st = kmalloc(sizeof(*st), GFP_KERNEL);
+	struct cmstat_view *v = m->private;
+	const struct cmstat_cut *cut = v->cut;
+	const struct cmstat_row *row;
+	unsigned int r;
 
-	int err = st ? cmstat_snapshot(heap, st) : -ENOMEM;
+	seq_printf(m, "%s\nepoch %llu\n", CMSTAT_STATS_FORMAT, cut->epoch);
+	switch (v->rows) {
+	case CMSTAT_VIEW_EVERYTHING:
+		for (r = 0; r < cut->nr_rows; r++) {
+			row = &cut->rows[r];
+			cmstat_print_record(m, v, cmstat_row_kinds[row->kind],
+					    row->name, row->c);
+		}
+		fallthrough;
+	case CMSTAT_VIEW_ALL:
+		cmstat_print_record(m, v, "all", "", cut->all);
+		break;
+	case CMSTAT_VIEW_HEAP:
+		row = cmstat_cut_find(cut, v->heap_id);
+		if (row)
+			cmstat_print_record(m, v, "heap", row->name, row->c);
+		break;
+	}
+	return 0;
+}
 
-	if (!err)
-		cmstat_print_stats(m, heap ? cmstat_heap_name(heap) : "all", st);
-	kfree(st);
+/* i_private: NULL for "stats", &cmstat_debugfs_root for all/, or a heap. */
+static int cmstat_stats_open(struct inode *inode, struct file *file)
+{
+	struct cmstat_view *v = kmalloc(sizeof(*v), GFP_KERNEL);
+	void *what = inode->i_private;
+	int err;
+
+	if (!v)
+		return -ENOMEM;
+	v->rows = !what ? CMSTAT_VIEW_EVERYTHING :
+		  what == &cmstat_debugfs_root ? CMSTAT_VIEW_ALL :
+		  CMSTAT_VIEW_HEAP;
+	if (v->rows == CMSTAT_VIEW_HEAP)
+		v->heap_id = ((struct cmstat_heap *)what)->id;
+	v->cut = cmstat_cut_take();
+	err = PTR_ERR_OR_ZERO(v->cut);
+	if (!err) {
+		err = single_open(file, cmstat_stats_show, v);
+		if (err)
+			kvfree(v->cut);
+	}
+	if (err)
+		kfree(v);
 	return err;
 }
-DEFINE_SHOW_ATTRIBUTE(cmstat_stats);
+
+static int cmstat_stats_release(struct inode *inode, struct file *file)
+{
+	struct cmstat_view *v = ((struct seq_file *)file->private_data)->private;
+
+	kvfree(v->cut);
+	kfree(v);
+	return single_release(inode, file);
+}
+
+static const struct file_operations cmstat_stats_fops = {
+	.owner = THIS_MODULE,
+	.open = cmstat_stats_open,
+	.read = seq_read,
+	.llseek = seq_lseek,
+	.release = cmstat_stats_release,
+};
 
 static int cmstat_heaps_list_show(struct seq_file *m, void *unused)
 {
@@ -69,8 +156,8 @@ DEFINE_SHOW_ATTRIBUTE(cmstat_heaps_list);
 /*
  * The files go through debugfs's proxy (debugfs_create_file, not the
  * _unsafe variant): once debugfs_remove() has returned, a reader that
- * still holds one open gets -EIO, and no read runs past it, so the heap
- * can be freed right after.
+ * still holds one open gets -EIO, and no open or read runs past it, so the
+ * heap can be freed right after.
  */
 struct dentry *cmstat_debugfs_add_heap(struct cmstat_heap *heap)
 {
@@ -88,11 +175,14 @@ void cmstat_debugfs_init(void)
 	struct dentry *all;
 
 	cmstat_debugfs_root = debugfs_create_dir("cmstat", NULL);
+	debugfs_create_file("stats", 0400, cmstat_debugfs_root, NULL,
+			    &cmstat_stats_fops);
 	debugfs_create_file("heap_names", 0400, cmstat_debugfs_root, NULL,
 			    &cmstat_heaps_list_fops);
 	cmstat_debugfs_heaps = debugfs_create_dir("heaps", cmstat_debugfs_root);
 	all = debugfs_create_dir("all", cmstat_debugfs_root);
-	debugfs_create_file("stats", 0400, all, NULL, &cmstat_stats_fops);
+	debugfs_create_file("stats", 0400, all, &cmstat_debugfs_root,
+			    &cmstat_stats_fops);
 }
 
 void cmstat_debugfs_exit(void)

@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * cmstat heaps: the registry of named heaps, consistent snapshots of their
- * statistics, and the lifetime of heaps destroyed while they hold objects.
+ * cmstat heaps: the registry of named heaps, the lifetime of heaps
+ * destroyed while they hold objects, and cuts: the counters of every heap
+ * at one instant.
  *
- * Each heap has a counter set (laid out in heap_layout.h), and one more set
- * counts all heaps together.  Every allocation or free updates both sets in
- * a single writer section (alloc.c), so a snapshot of either is exact, and
- * the all-heaps snapshot is one instant across every heap.
+ * Each heap has a counter set (laid out in heap_layout.h), and all of them
+ * belong to one group, cmstat_heap_group: one read closes a generation for
+ * every heap at once.  Writer sections write only their own heap's set;
+ * the all-heaps figures are the sum, at one cut, of every live heap, every
+ * orphan, and the final totals of the heaps destroyed so far, folded in
+ * when each went so that no cumulative counter ever goes down.
  *
  * Every heap holds a reference on this module from its creation until it
  * is destroyed and, by its statistics, empty: while a client may still
@@ -27,193 +30,32 @@
 
 #include "internal.h"
 
-/* All heaps together; allocated at load, before any heap exists. */
-struct cmstat_counters *cmstat_all;
+/* The group of every heap's counter set; set up at load. */
+struct cmstat_group cmstat_heap_group;
 
 /*
  * Live heaps; orphans, destroyed while their statistics showed live
  * objects; and, with accounting=0, every destroyed heap, kept until cmstat
- * unloads since nothing tells whether it still holds objects.
+ * unloads since nothing tells whether it still holds objects.  Then the
+ * cumulative counters of the heaps destroyed so far, and the id the next
+ * heap gets.
  */
 static LIST_HEAD(cmstat_heaps);
 static LIST_HEAD(cmstat_orphans);
 static LIST_HEAD(cmstat_kept);
-static DEFINE_MUTEX(cmstat_heaps_lock);	/* protects the three lists */
-
-/* The all-heaps row's CMSTAT_HEAP_MISUSE_REPORTED. */
-static unsigned long cmstat_all_flags;
+static u64 cmstat_destroyed[HC_NR];
+static u64 cmstat_next_id = 1;
+static DEFINE_MUTEX(cmstat_heaps_lock);	/* protects all of the above */
 
 /*
- * Orphans are released by a worker that looks at their statistics, first
- * a second after an orphan appears, then less and less often while some
- * still hold objects; a snapshot of all heaps brings it forward.
+ * Orphans are released by cuts that find them empty: any reader's, or the
+ * reaper's, which takes one a second after an orphan appears, then less
+ * and less often while some still hold objects.
  */
 #define CMSTAT_REAP_MAX_DELAY	(32 * HZ)
 static void cmstat_reap(struct work_struct *work);
-static void cmstat_reap_soon(void);
 static DECLARE_DELAYED_WORK(cmstat_reaper, cmstat_reap);
 static unsigned long cmstat_reap_delay = HZ;	/* under cmstat_heaps_lock */
-
-#define CMSTAT_FIELD(field) { #field, offsetof(struct cmstat_heap_stats, field) }
-
-const struct cmstat_stats_field cmstat_stats_fields[] = {
-	CMSTAT_FIELD(live_bytes),
-	CMSTAT_FIELD(live_requested_bytes),
-	CMSTAT_FIELD(live_objects),
-	CMSTAT_FIELD(alloc_bytes),
-	CMSTAT_FIELD(free_bytes),
-	CMSTAT_FIELD(requested_alloc_bytes),
-	CMSTAT_FIELD(requested_free_bytes),
-	CMSTAT_FIELD(mallocs),
-	CMSTAT_FIELD(frees),
-	CMSTAT_FIELD(large_mallocs),
-	CMSTAT_FIELD(large_frees),
-	CMSTAT_FIELD(large_live_objects),
-	CMSTAT_FIELD(large_alloc_bytes),
-	CMSTAT_FIELD(large_free_bytes),
-	CMSTAT_FIELD(large_live_bytes),
-	CMSTAT_FIELD(failed_allocs),
-};
-
-/* Fill @st from the cumulative counters @c; derive the live values. */
-static void cmstat_derive(const u64 *c, unsigned long epoch,
-			  struct cmstat_heap_stats *st)
-{
-	unsigned int i;
-
-	memset(st, 0, sizeof(*st));
-	st->epoch = epoch;
-	st->alloc_bytes = c[HC_ALLOC_BYTES];
-	st->free_bytes = c[HC_FREE_BYTES];
-	st->live_bytes = st->alloc_bytes - st->free_bytes;
-	st->requested_alloc_bytes = c[HC_REQUESTED_ALLOC_BYTES];
-	st->requested_free_bytes = c[HC_REQUESTED_FREE_BYTES];
-	st->live_requested_bytes = st->requested_alloc_bytes -
-				   st->requested_free_bytes;
-	st->large_mallocs = c[HC_LARGE_MALLOCS];
-	st->large_frees = c[HC_LARGE_FREES];
-	st->large_live_objects = st->large_mallocs - st->large_frees;
-	st->large_alloc_bytes = c[HC_LARGE_ALLOC_BYTES];
-	st->large_free_bytes = c[HC_LARGE_FREE_BYTES];
-	st->large_live_bytes = st->large_alloc_bytes - st->large_free_bytes;
-	st->failed_allocs = c[HC_FAILED_ALLOCS];
-	st->mallocs = st->large_mallocs;
-	st->frees = st->large_frees;
-	for (i = 0; i < CMSTAT_NR_CLASSES; i++) {
-		struct cmstat_class_stats *cs = &st->classes[i];
-
-		cs->size_bytes = cmstat_class_size(i);
-		cs->mallocs = c[HC_CLASS_MALLOCS + i];
-		cs->frees = c[HC_CLASS_FREES + i];
-		cs->live_objects = cs->mallocs - cs->frees;
-		st->mallocs += cs->mallocs;
-		st->frees += cs->frees;
-	}
-	st->live_objects = st->mallocs - st->frees;
-}
-
-/*
- * A snapshot that breaks the identities.  With debug_free=1 every wrong
- * free is refused before it reaches the statistics, so that is a cmstat
- * bug, and warns.  Without it, a client that freed with the wrong size or
- * heap, twice, or memory cmstat never gave it, breaks them too: that is
- * reported once per heap, naming it, not as a kernel warning.
- */
-static void cmstat_report_broken(const char *name, unsigned long *flags)
-{
-	if (WARN_ON_ONCE(cmstat_debug_free_enabled()))
-		return;
-	if (!test_and_set_bit(CMSTAT_HEAP_MISUSE_REPORTED, flags))
-		pr_warn("heap %s: statistics broken by a client: a free with the wrong size or heap, a double free, or a free of memory cmstat did not allocate (debug_free=1 finds it)\n",
-			name);
-}
-
-/* One snapshot of @heap's counters, or of all heaps' if @heap is NULL. */
-int cmstat_snapshot(struct cmstat_heap *heap, struct cmstat_heap_stats *st)
-{
-	u64 *c = kmalloc_array(HC_NR, sizeof(u64), GFP_KERNEL);
-	u64 epoch;
-	int err;
-
-	if (!c)
-		return -ENOMEM;
-	err = cmstat_counters_read(heap ? heap->stats : cmstat_all, c, &epoch);
-	if (!err) {
-		cmstat_derive(c, epoch, st);
-		if (!cmstat_heap_stats_valid(st))
-			cmstat_report_broken(heap ? heap->name : "all",
-					     heap ? &heap->flags :
-						    &cmstat_all_flags);
-	}
-	kfree(c);
-	if (!heap && !err)
-		cmstat_reap_soon();
-	return err;
-}
-
-/**
- * cmstat_heap_stats_valid() - check the invariants of a snapshot
- * @st: snapshot from cmstat_heap_read() or cmstat_heaps_read_all()
- *
- * Return: true if every derived value is non-negative and the byte and
- * object totals equal the sums over the classes and large allocations.
- */
-bool cmstat_heap_stats_valid(const struct cmstat_heap_stats *st)
-{
-	u64 class_bytes = 0, class_objects = 0;
-	unsigned int i;
-
-	for (i = 0; i < CMSTAT_NR_CLASSES; i++) {
-		const struct cmstat_class_stats *cs = &st->classes[i];
-
-		if (cs->frees > cs->mallocs)
-			return false;
-		class_bytes += cs->size_bytes * cs->live_objects;
-		class_objects += cs->live_objects;
-	}
-	return st->free_bytes <= st->alloc_bytes &&
-	       st->requested_free_bytes <= st->requested_alloc_bytes &&
-	       st->large_frees <= st->large_mallocs &&
-	       st->large_free_bytes <= st->large_alloc_bytes &&
-	       st->frees <= st->mallocs &&
-	       st->live_requested_bytes <= st->live_bytes &&
-	       st->live_bytes == class_bytes + st->large_live_bytes &&
-	       st->live_objects == class_objects + st->large_live_objects;
-}
-EXPORT_SYMBOL_GPL(cmstat_heap_stats_valid);
-
-/**
- * cmstat_heap_read() - take a consistent snapshot of a heap's statistics
- * @heap: the heap
- * @st: filled with the snapshot
- *
- * Process context; sleeps (see cmstat_counters_read()).
- *
- * Return: 0; -EINVAL if @heap is NULL; -ENOMEM, -EINTR or -EDEADLK (see
- * cmstat_counters_read()), with @st untouched.
- */
-int cmstat_heap_read(struct cmstat_heap *heap, struct cmstat_heap_stats *st)
-{
-	if (!heap)
-		return -EINVAL;
-	return cmstat_snapshot(heap, st);
-}
-EXPORT_SYMBOL_GPL(cmstat_heap_read);
-
-/**
- * cmstat_heaps_read_all() - snapshot of all heaps together
- * @st: filled with the snapshot
- *
- * One instant across every heap, destroyed ones included while they still
- * hold objects.  Process context; sleeps.
- *
- * Return: 0, or as cmstat_heap_read(), with @st untouched.
- */
-int cmstat_heaps_read_all(struct cmstat_heap_stats *st)
-{
-	return cmstat_snapshot(NULL, st);
-}
-EXPORT_SYMBOL_GPL(cmstat_heaps_read_all);
 
 /**
  * cmstat_heap_name() - a heap's name
@@ -269,65 +111,153 @@ void cmstat_heaps_print_names(struct seq_file *m)
 	mutex_unlock(&cmstat_heaps_lock);
 }
 
-static void cmstat_heap_free(struct cmstat_heap *heap)
+/* Free a heap that is off every list, and let go of its module reference. */
+static void cmstat_heap_release(struct cmstat_heap *heap, bool put)
 {
 	debugfs_remove(heap->debugfs);
 	cmstat_sysfs_remove(heap->sysfs);
 	cmstat_counters_free(heap->stats);
 	kfree(heap);
+	if (put)
+		module_put(THIS_MODULE);
 }
 
-/* Free a heap that is off every list, and let go of its module reference. */
-static void cmstat_heap_release(struct cmstat_heap *heap)
+/* A destroyed heap's last totals join the destroyed heaps' for good. */
+static void cmstat_heap_retire(const u64 *c)
 {
-	cmstat_heap_free(heap);
-	module_put(THIS_MODULE);
+	unsigned int i;
+
+	lockdep_assert_held(&cmstat_heaps_lock);
+	for (i = 0; i < HC_NR; i++)
+		cmstat_destroyed[i] += c[i];
+}
+
+static unsigned int cmstat_nr_rows(void)
+{
+	struct cmstat_heap *heap;
+	unsigned int n = 1;	/* the destroyed heaps */
+
+	list_for_each_entry(heap, &cmstat_heaps, node)
+		n++;
+	list_for_each_entry(heap, &cmstat_orphans, node)
+		n++;
+	return n;
+}
+
+static void cmstat_cut_add(struct cmstat_cut *cut, struct cmstat_heap *heap,
+			   enum cmstat_row_kind kind,
+			   struct cmstat_counters **sets, u64 **totals)
+{
+	struct cmstat_row *row = &cut->rows[cut->nr_rows];
+
+	row->kind = kind;
+	row->id = heap->id;
+	strscpy(row->name, heap->name, sizeof(row->name));
+	sets[cut->nr_rows] = heap->stats;
+	totals[cut->nr_rows] = row->c;
+	cut->nr_rows++;
 }
 
 /*
- * The live objects of a destroyed heap, by its statistics: 0 when it can
- * be freed.  More frees than allocations (a client's bug, reported by the
- * snapshot) count as none.  Without memory for the snapshot, assume some.
+ * After the cut, under the lock: check each heap's statistics, and release
+ * the orphans found empty (their totals stay in this cut as an orphan's,
+ * and go to the destroyed heaps' for the next).
  */
-static s64 cmstat_heap_live_objects(struct cmstat_heap *heap)
-{
-	struct cmstat_heap_stats *st = kmalloc(sizeof(*st), GFP_KERNEL);
-	s64 live = 1;
-
-	if (st && !cmstat_snapshot(heap, st))
-		live = max_t(s64, st->live_objects, 0);
-	kfree(st);
-	return live;
-}
-
-/* Run the reaper now, if there is anything to reap. */
-static void cmstat_reap_soon(void)
-{
-	mutex_lock(&cmstat_heaps_lock);
-	if (!list_empty(&cmstat_orphans))
-		mod_delayed_work(system_wq, &cmstat_reaper, 0);
-	mutex_unlock(&cmstat_heaps_lock);
-}
-
-/* Free the orphans whose last object has been freed. */
-static void cmstat_reap(struct work_struct *work)
+static void cmstat_cut_review(struct cmstat_cut *cut, struct list_head *empty)
 {
 	struct cmstat_heap *heap, *tmp;
+	unsigned int r = 0;
+
+	list_for_each_entry(heap, &cmstat_heaps, node)
+		cmstat_check_counters(heap->name, cut->rows[r++].c, &heap->flags);
+	list_for_each_entry_safe(heap, tmp, &cmstat_orphans, node) {
+		struct cmstat_row *row = &cut->rows[r++];
+
+		cmstat_check_counters(heap->name, row->c, &heap->flags);
+		if (cmstat_counters_live_objects(row->c) <= 0) {
+			cmstat_heap_retire(row->c);
+			list_move(&heap->node, empty);
+		}
+	}
+}
+
+/**
+ * cmstat_cut_take() - the counters of every heap at one instant
+ *
+ * One read of cmstat_heap_group: a row per live heap, then per orphan,
+ * then the destroyed heaps' totals, which always sum to the all-heaps
+ * figures.  Orphans found empty are released.  Process context; sleeps.
+ *
+ * Return: the cut, to free with kvfree(); or ERR_PTR(-ENOMEM), -EINTR or
+ * -EDEADLK (see cmstat_group_read()).
+ */
+struct cmstat_cut *cmstat_cut_take(void)
+{
+	struct cmstat_counters **sets = NULL;
+	struct cmstat_heap *heap, *tmp;
+	struct cmstat_cut *cut;
 	LIST_HEAD(empty);
+	u64 **totals = NULL;
+	unsigned int n;
+	int err = -ENOMEM;
 
 	mutex_lock(&cmstat_heaps_lock);
-	list_for_each_entry_safe(heap, tmp, &cmstat_orphans, node)
-		if (!cmstat_heap_live_objects(heap))
-			list_move(&heap->node, &empty);
+	n = cmstat_nr_rows();
+	cut = kvzalloc(struct_size(cut, rows, n), GFP_KERNEL);
+	sets = kmalloc_array(n, sizeof(*sets), GFP_KERNEL);
+	totals = kmalloc_array(n, sizeof(*totals), GFP_KERNEL);
+	if (cut && sets && totals) {
+		list_for_each_entry(heap, &cmstat_heaps, node)
+			cmstat_cut_add(cut, heap, CMSTAT_ROW_HEAP, sets, totals);
+		list_for_each_entry(heap, &cmstat_orphans, node)
+			cmstat_cut_add(cut, heap, CMSTAT_ROW_ORPHAN, sets,
+				       totals);
+		err = cmstat_group_read(&cmstat_heap_group, sets, totals,
+					cut->nr_rows, &cut->epoch);
+	}
+	if (!err) {
+		/* The destroyed heaps, as of this cut: before any reaping. */
+		cut->rows[cut->nr_rows].kind = CMSTAT_ROW_DESTROYED;
+		memcpy(cut->rows[cut->nr_rows].c, cmstat_destroyed,
+		       sizeof(cmstat_destroyed));
+		cut->nr_rows++;
+		cmstat_cut_review(cut, &empty);
+	}
+	mutex_unlock(&cmstat_heaps_lock);
+	kfree(totals);
+	kfree(sets);
+
+	list_for_each_entry_safe(heap, tmp, &empty, node)
+		cmstat_heap_release(heap, true);
+	if (err) {
+		kvfree(cut);
+		return ERR_PTR(err);
+	}
+	cmstat_cut_sum(cut);
+	return cut;
+}
+
+/* One heap's counters; @heap must stay valid (the client's contract). */
+int cmstat_heap_counters(struct cmstat_heap *heap, u64 *c, u64 *epoch)
+{
+	return cmstat_group_read(&cmstat_heap_group, &heap->stats, &c, 1,
+				 epoch);
+}
+
+/* Take a cut now, if there is an orphan that it may release. */
+static void cmstat_reap(struct work_struct *work)
+{
+	struct cmstat_cut *cut = cmstat_cut_take();
+
+	if (!IS_ERR(cut))
+		kvfree(cut);
+	mutex_lock(&cmstat_heaps_lock);
 	if (!list_empty(&cmstat_orphans)) {
 		schedule_delayed_work(&cmstat_reaper, cmstat_reap_delay);
 		cmstat_reap_delay = min(2 * cmstat_reap_delay,
 					CMSTAT_REAP_MAX_DELAY);
 	}
 	mutex_unlock(&cmstat_heaps_lock);
-
-	list_for_each_entry_safe(heap, tmp, &empty, node)
-		cmstat_heap_release(heap);
 }
 
 /**
@@ -354,7 +284,7 @@ struct cmstat_heap *cmstat_heap_create(const char *name)
 	if (!heap)
 		return ERR_PTR(-ENOMEM);
 	strscpy(heap->name, name, sizeof(heap->name));
-	heap->stats = cmstat_counters_alloc(HC_NR);
+	heap->stats = cmstat_counters_alloc(&cmstat_heap_group, HC_NR);
 	if (IS_ERR(heap->stats)) {
 		err = PTR_ERR(heap->stats);
 		kfree(heap);
@@ -362,13 +292,15 @@ struct cmstat_heap *cmstat_heap_create(const char *name)
 	}
 
 	mutex_lock(&cmstat_heaps_lock);
-	if (cmstat_heap_find(name))
+	if (cmstat_heap_find(name)) {
 		err = -EEXIST;
-	else
+	} else {
+		heap->id = cmstat_next_id++;
 		list_add_tail(&heap->node, &cmstat_heaps);
+	}
 	mutex_unlock(&cmstat_heaps_lock);
 	if (err) {
-		cmstat_heap_free(heap);
+		cmstat_heap_release(heap, false);
 		return ERR_PTR(err);
 	}
 	/* Our caller is a module using our symbols: we cannot be going. */
@@ -380,24 +312,60 @@ struct cmstat_heap *cmstat_heap_create(const char *name)
 }
 EXPORT_SYMBOL_GPL(cmstat_heap_create);
 
+/*
+ * Take a destroyed heap off the live list: to be freed, its totals
+ * retired, if it holds nothing (NULL); onto the orphans, with a warning;
+ * or, with accounting=0, onto the kept heaps.
+ */
+static struct list_head *cmstat_heap_unlist(struct cmstat_heap *heap)
+{
+	u64 *c = kmalloc_array(HC_NR, sizeof(u64), GFP_KERNEL);
+	struct list_head *keep = &cmstat_orphans;
+	s64 live = 1;	/* without memory for the snapshot, assume objects */
+
+	mutex_lock(&cmstat_heaps_lock);
+	list_del(&heap->node);
+	if (!cmstat_accounting_enabled()) {
+		keep = &cmstat_kept;
+	} else if (c && !cmstat_heap_counters(heap, c, NULL)) {
+		live = cmstat_counters_live_objects(c);
+		if (live <= 0) {
+			cmstat_heap_retire(c);
+			keep = NULL;
+		}
+	}
+	if (keep)
+		list_add_tail(&heap->node, keep);
+	if (keep == &cmstat_orphans) {
+		/* Under the lock: once it is dropped the reaper may free it. */
+		pr_warn("heap %s destroyed with %lld live objects; they stay allocated, and cmstat loaded, until freed\n",
+			heap->name, live);
+		cmstat_reap_delay = HZ;
+		mod_delayed_work(system_wq, &cmstat_reaper, cmstat_reap_delay);
+	}
+	mutex_unlock(&cmstat_heaps_lock);
+	kfree(c);
+	return keep;
+}
+
 /**
  * cmstat_heap_destroy() - destroy a heap
  * @heap: the heap; NULL or an error pointer is a no-op
  *
- * The heap's name is free for reuse when this returns.  If the heap still
- * holds objects, cmstat warns once for this heap with the counts, and the
- * heap becomes an orphan: its objects stay allocated and valid, @heap stays
- * valid for cmstat_free() of those objects (and for nothing else), and
- * they keep counting in the all-heaps statistics, so the leak stays
- * visible.  The orphan, and cmstat's module reference, go once its last
- * object is freed.  With accounting=0, cmstat cannot tell whether a heap
- * holds objects, and keeps every destroyed heap until it is unloaded.
- * Process context; sleeps.
+ * The heap's name is free for reuse when this returns, and its totals
+ * stay in the all-heaps statistics.  If the heap still holds objects,
+ * cmstat warns once for this heap with the count, and the heap becomes an
+ * orphan: its objects stay allocated and valid, @heap stays valid for
+ * cmstat_free() of those objects (and for nothing else), and they keep
+ * counting in the all-heaps statistics, so the leak stays visible.  The
+ * orphan, and cmstat's module reference, go once its last object is
+ * freed.  With accounting=0, cmstat cannot tell whether a heap holds
+ * objects, and keeps every destroyed heap until it is unloaded.  Process
+ * context; sleeps.
  */
 void cmstat_heap_destroy(struct cmstat_heap *heap)
 {
-	struct list_head *keep = NULL;
-	s64 live = 0;
+	struct list_head *keep;
 
 	if (IS_ERR_OR_NULL(heap))
 		return;
@@ -411,42 +379,22 @@ void cmstat_heap_destroy(struct cmstat_heap *heap)
 	heap->debugfs = NULL;
 	heap->sysfs = NULL;
 
-	if (cmstat_accounting_enabled()) {
-		live = cmstat_heap_live_objects(heap);
-		if (live)
-			keep = &cmstat_orphans;
-	} else {
-		keep = &cmstat_kept;
-	}
-	/* Before the reaper can see it, and free it. */
-	if (live)
-		pr_warn("heap %s destroyed with %lld live objects; they stay allocated, and cmstat loaded, until freed\n",
-			heap->name, live);
-	mutex_lock(&cmstat_heaps_lock);
-	list_del(&heap->node);
-	if (keep)
-		list_add_tail(&heap->node, keep);
-	if (keep == &cmstat_orphans) {
-		cmstat_reap_delay = HZ;
-		mod_delayed_work(system_wq, &cmstat_reaper, cmstat_reap_delay);
-	}
-	mutex_unlock(&cmstat_heaps_lock);
-
+	keep = cmstat_heap_unlist(heap);
 	if (!keep) {
-		cmstat_heap_release(heap);
+		cmstat_heap_release(heap, true);
 	} else if (keep == &cmstat_kept) {
 		/* Nothing counts, and with no statistics nothing reads it. */
 		cmstat_counters_free(heap->stats);
 		heap->stats = NULL;
 		module_put(THIS_MODULE);
 	}
+	/* An orphan may be freed by the reaper now: @heap is not ours. */
 }
 EXPORT_SYMBOL_GPL(cmstat_heap_destroy);
 
 int cmstat_heaps_init(void)
 {
-	cmstat_all = cmstat_counters_alloc(HC_NR);
-	return PTR_ERR_OR_ZERO(cmstat_all);
+	return cmstat_group_init(&cmstat_heap_group);
 }
 
 /*
@@ -462,8 +410,7 @@ void cmstat_heaps_exit(void)
 	WARN_ON_ONCE(!list_empty(&cmstat_heaps) || !list_empty(&cmstat_orphans));
 	list_for_each_entry_safe(heap, tmp, &cmstat_kept, node) {
 		list_del(&heap->node);
-		cmstat_heap_free(heap);
+		cmstat_heap_release(heap, false);
 	}
-	cmstat_counters_free(cmstat_all);
-	cmstat_all = NULL;
+	cmstat_group_destroy(&cmstat_heap_group);
 }

@@ -5,13 +5,14 @@
 #include <cmstat/alloc.h>
 
 /*
- * A heap's counter set (heap.c), cumulative counters only: everything "live"
- * is derived when read.  In a header of its own because the benchmark
- * module (bench/reader.c) reads sets of the same size.
+ * A heap's counter set (heap.c), cumulative counters only: everything
+ * "live", and the bytes held by class allocations (class size times
+ * count), is derived when read.  So an allocation or a free in a size class
+ * moves two counters: its class's count and the requested bytes.  In a
+ * header of its own because the benchmark module (bench/reader.c) reads
+ * sets of the same size.
  */
 enum {
-	HC_ALLOC_BYTES,
-	HC_FREE_BYTES,
 	HC_REQUESTED_ALLOC_BYTES,
 	HC_REQUESTED_FREE_BYTES,
 	HC_LARGE_MALLOCS,

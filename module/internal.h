@@ -14,6 +14,8 @@
 
 /* counters.c */
 void cmstat_accounting_init(bool enable);
+int cmstat_group_init(struct cmstat_group *group);
+void cmstat_group_destroy(struct cmstat_group *group);
 
 /* mutation.c, in test-only builds: see include/cmstat/counters.h */
 #ifdef CMSTAT_MUTATIONS
@@ -71,24 +73,28 @@ static __always_inline size_t cmstat_class_held_bytes(int class, size_t size)
 	return PAGE_SIZE << get_order(size);
 }
 
-/* heap.c; alloc.c writes a heap's counters inline */
+/* heap.c and stats.c; alloc.c writes a heap's counters inline */
 struct dentry;
 struct cmstat_stats_kobj;
+struct seq_file;
 
 /**
  * struct cmstat_heap - a named heap
+ * @stats: the heap's counters, in cmstat_heap_group; NULL for an orphan
+ *	of a cmstat loaded with accounting=0, which has none to show
  * @node: in cmstat_heaps, or in cmstat_orphans once destroyed while it may
- *	still hold objects
- * @stats: the heap's counters; NULL for an orphan of a cmstat loaded with
- *	accounting=0, which has none to show
+ *	still hold objects (cmstat_kept with accounting=0)
+ * @id: unique for as long as cmstat is loaded: finds a heap's row in a cut
+ *	without keeping a pointer to it
  * @debugfs: its debugfs directory, while published
  * @sysfs: its sysfs directory, while published
  * @flags: CMSTAT_HEAP_* bits
  * @name: NUL-terminated name
  */
 struct cmstat_heap {
-	struct list_head node;
 	struct cmstat_counters *stats;
+	struct list_head node;
+	u64 id;
 	struct dentry *debugfs;
 	struct cmstat_stats_kobj *sysfs;
 	unsigned long flags;
@@ -101,14 +107,54 @@ enum {
 	CMSTAT_HEAP_MISUSE_REPORTED,	/* broken statistics were reported */
 };
 
-/* All heaps together: every section that writes a heap's set writes it too. */
-extern struct cmstat_counters *cmstat_all;
+extern struct cmstat_group cmstat_heap_group;
+
+enum cmstat_row_kind {
+	CMSTAT_ROW_HEAP,	/* a live heap */
+	CMSTAT_ROW_ORPHAN,	/* destroyed while holding objects */
+	CMSTAT_ROW_DESTROYED,	/* the totals of every heap destroyed */
+};
+
+/**
+ * struct cmstat_row - one row of a cut
+ * @kind: what the row counts
+ * @id: the heap's id (not for %CMSTAT_ROW_DESTROYED)
+ * @name: the heap's name (empty for %CMSTAT_ROW_DESTROYED)
+ * @c: its cumulative counters, laid out as in heap_layout.h
+ */
+struct cmstat_row {
+	enum cmstat_row_kind kind;
+	u64 id;
+	char name[CMSTAT_HEAP_NAME_MAX + 1];
+	u64 c[HC_NR];
+};
+
+/**
+ * struct cmstat_cut - the counters of every heap at one instant
+ * @epoch: the number of the snapshot, as cmstat_group_read() gives it
+ * @nr_rows: number of @rows
+ * @all: the sum of the rows: all heaps together
+ * @rows: live heaps, then orphans, then the destroyed heaps' totals
+ */
+struct cmstat_cut {
+	u64 epoch;
+	unsigned int nr_rows;
+	u64 all[HC_NR];
+	struct cmstat_row rows[];
+};
 
 int cmstat_heaps_init(void);
 void cmstat_heaps_exit(void);
-struct seq_file;
 void cmstat_heaps_print_names(struct seq_file *m);
-int cmstat_snapshot(struct cmstat_heap *heap, struct cmstat_heap_stats *st);
+struct cmstat_cut *cmstat_cut_take(void);
+int cmstat_heap_counters(struct cmstat_heap *heap, u64 *c, u64 *epoch);
+
+void cmstat_derive(const u64 *c, u64 epoch, struct cmstat_heap_stats *st);
+s64 cmstat_counters_live_objects(const u64 *c);
+void cmstat_check_counters(const char *name, const u64 *c,
+			   unsigned long *flags);
+void cmstat_cut_sum(struct cmstat_cut *cut);
+const struct cmstat_row *cmstat_cut_find(const struct cmstat_cut *cut, u64 id);
 
 /*
  * The u64 fields of struct cmstat_heap_stats that debugfs prints and sysfs

@@ -121,6 +121,9 @@ void *cmstat_alloc_array(struct cmstat_heap *heap, size_t n, size_t size,
 void cmstat_free(struct cmstat_heap *heap, const void *obj, size_t size);
 
 int cmstat_heap_read(struct cmstat_heap *heap, struct cmstat_heap_stats *st);
+int cmstat_heaps_read(struct cmstat_heap *const *heaps, unsigned int n,
+		      struct cmstat_heap_stats *st,
+		      struct cmstat_heap_stats *all);
 int cmstat_heaps_read_all(struct cmstat_heap_stats *st);
 bool cmstat_heap_stats_valid(const struct cmstat_heap_stats *st);
 

@@ -5,16 +5,19 @@
  * A counter set holds @nr u64 counters.  Writers add signed deltas into
  * per-CPU slots inside a short section; a reader takes a snapshot in which
  * every section is either wholly visible or wholly absent, and whose totals
- * are exact, without stopping any CPU.  Documentation/design.rst explains the
- * algorithm; the comments here name what each access pairs with.
+ * are exact, without stopping any CPU.  Sets belong to a group, which has
+ * one generation for all of them: a read closes it for every set of the
+ * group at once, so their snapshots are of one instant, however many sets
+ * each section writes.  Documentation/design.rst explains the algorithm;
+ * the comments here name what each access pairs with.
  *
  * Writer (any context, including hardirq and NMI):
  *
  *	struct cmstat_section sec;
  *	u64 __percpu *slot;
  *
- *	if (cmstat_section_begin(&sec)) {
- *		slot = cmstat_section_slot(set);
+ *	if (cmstat_section_begin(&sec, cmstat_counters_group(set))) {
+ *		slot = cmstat_section_slot(&sec, set);
  *		cmstat_section_add(slot, FOO_BYTES, size);
  *		cmstat_section_add(slot, FOO_OBJECTS, 1);
  *		cmstat_section_end(&sec);
@@ -31,6 +34,7 @@
 #define _CMSTAT_COUNTERS_H
 
 #include <linux/jump_label.h>
+#include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
 #include <linux/preempt.h>
@@ -65,18 +69,20 @@ enum cmstat_ctx {
  * @seq: one counter per &enum cmstat_ctx; odd while a section of that
  *	context is open on this CPU.
  *
- * Shared by every counter set: a CPU in a given context is in at most one
- * section at a time, whichever sets that section writes to.
+ * Shared by every counter set and group: a CPU in a given context is in at
+ * most one section at a time, whichever sets that section writes to.
  */
 struct cmstat_cpu_seq {
 	unsigned long seq[CMSTAT_NR_CTX];
 };
 
 /*
- * Slots per CPU: the reader reads the slot of the previous generation while
- * writers fill the current one.  Two suffice because the totals accumulated
- * so far live in the reader's struct cmstat_counters.frozen, not in the
- * ring (the Go seed keeps them in a third slot).
+ * Slots per counter per CPU: writers fill the current generation's while
+ * the reader folds the previous one's.  Two suffice because the totals
+ * accumulated so far live in the reader's struct cmstat_counters.frozen,
+ * not in the ring (the Go seed keeps them in a third slot).  A counter's
+ * slots sit side by side, so that the current slot's offset is the same
+ * for every counter of every set: the group publishes it, in bytes.
  */
 #define CMSTAT_RING_SLOTS	2
 
@@ -89,35 +95,55 @@ struct cmstat_cpu_seq {
 #define CMSTAT_COUNTERS_MAX	1024
 
 /**
+ * struct cmstat_group - counter sets read together, at one cut
+ * @slot_off: byte offset of the current generation's slot within a
+ *	counter's slots: 0 or sizeof(u64).  Read by every writer section,
+ *	written only by the reader, under @lock.
+ * @gen: generations closed so far; the number of the last snapshot.
+ * @closing: a reader closed generation @gen but was interrupted while
+ *	waiting for its sections; the next reader finishes that close
+ *	instead of starting another.
+ * @stuck_reported: a section this close waits for has been reported.
+ * @lock: serialises readers, and protects @sets.
+ * @sets: the member sets, through &struct cmstat_counters.node.
+ * @sample: each CPU's sequence counters, recorded on that CPU when the
+ *	reader closed the last generation.
+ *
+ * Allocate with cmstat_group_alloc(); all fields are private to the inline
+ * writers below and to module/counters.c.
+ */
+struct cmstat_group {
+	unsigned long slot_off;
+	unsigned long gen;
+	bool closing;
+	bool stuck_reported;
+	struct mutex lock;	/* serialises readers; protects @sets */
+	struct list_head sets;
+	struct cmstat_cpu_seq __percpu *sample;
+};
+
+/**
  * struct cmstat_counters - a set of consistent per-CPU counters
- * @delta: per-CPU slots, [CMSTAT_RING_SLOTS][@nr] u64 each; slot
- *	(@gen % CMSTAT_RING_SLOTS) takes the current generation's writes.
- *	Each slot only ever grows (modulo 2^64), the reader never resets it.
- * @gen: current generation; written only by the reader, under @lock.
+ * @delta: per-CPU slots, [@nr][CMSTAT_RING_SLOTS] u64 each; a section adds
+ *	to the slot its group's @slot_off named when it began.  Each slot
+ *	only ever grows (modulo 2^64), the reader never resets it.
  * @nr: number of counters.
- * @lock: serialises readers.
- * @closing: reader-owned: a reader closed generation @gen - 1 but was
- *	interrupted while waiting for its sections; the next reader finishes
- *	that close instead of starting another.
- * @stuck_reported: reader-owned: a section this close waits for has been
- *	reported as stuck.
- * @frozen: reader-owned, [CMSTAT_RING_SLOTS][@nr]: the sum over all CPUs of
+ * @group: the group whose generation the set follows.
+ * @own_group: @group was made for this set alone, and goes with it.
+ * @node: in @group's list of sets.
+ * @frozen: reader-owned, [@nr][CMSTAT_RING_SLOTS]: the sum over all CPUs of
  *	each slot as of the last time a reader closed a generation in it.
- * @sample: reader-owned: each CPU's sequence counters, recorded on that CPU
- *	when the reader closed the last generation.
  *
  * Allocate with cmstat_counters_alloc(); all fields are private to the
  * inline writers below and to module/counters.c.
  */
 struct cmstat_counters {
 	u64 __percpu *delta;
-	unsigned long gen;
 	unsigned int nr;
-	bool closing;
-	bool stuck_reported;
-	struct mutex lock;	/* serialises readers */
+	bool own_group;
+	struct cmstat_group *group;
+	struct list_head node;
 	u64 *frozen;
-	struct cmstat_cpu_seq __percpu *sample;
 };
 
 DECLARE_PER_CPU(struct cmstat_cpu_seq, cmstat_cpu_seq);
@@ -125,10 +151,14 @@ DECLARE_STATIC_KEY_TRUE(cmstat_accounting);
 
 /**
  * struct cmstat_section - an open writer section
- * @ctx: the &enum cmstat_ctx the section was opened in.
+ * @ctx: the &enum cmstat_ctx the section was opened in: the index of the
+ *	sequence counter it made odd.
+ * @slot_off: the group's slot offset when the section began: every add of
+ *	the section goes to that generation.
  */
 struct cmstat_section {
 	unsigned int ctx;
+	unsigned long slot_off;
 };
 
 #ifdef CMSTAT_MUTATIONS
@@ -146,14 +176,14 @@ enum cmstat_mutation {
 extern int cmstat_mutation;
 #endif
 
-/* Which &enum cmstat_ctx the current CPU is in. */
-static __always_inline unsigned int cmstat_current_ctx(void)
+/* The sequence counter a section in context @ctx uses. */
+static __always_inline unsigned int cmstat_seq_index(unsigned int ctx)
 {
 #ifdef CMSTAT_MUTATIONS
 	if (READ_ONCE(cmstat_mutation) == CMSTAT_MUTATE_SHARED_SEQ)
 		return CMSTAT_CTX_TASK;
 #endif
-	return interrupt_context_level();
+	return ctx;
 }
 
 /*
@@ -171,13 +201,62 @@ static __always_inline unsigned int cmstat_current_ctx(void)
 #endif
 
 /**
+ * cmstat_counters_group() - the group a counter set belongs to
+ * @set: counter set
+ *
+ * Return: the group to pass to cmstat_section_begin() for @set.
+ */
+static inline struct cmstat_group *
+cmstat_counters_group(const struct cmstat_counters *set)
+{
+	return set->group;
+}
+
+/**
+ * __cmstat_section_open() - open a section in a known context
+ * @sec: section state
+ * @group: the group of every set the section writes to
+ * @ctx: the caller's &enum cmstat_ctx
+ *
+ * For cmstat_section_begin() and cmstat_section_begin_task(), and for
+ * callers that test cmstat_accounting themselves.
+ */
+static __always_inline void __cmstat_section_open(struct cmstat_section *sec,
+						  const struct cmstat_group *group,
+						  unsigned int ctx)
+{
+	preempt_disable();
+	sec->ctx = cmstat_seq_index(ctx);
+	/*
+	 * Odd: a section is open.  The seq store must come before the
+	 * slot_off load below as this CPU sees them, and that is all: the
+	 * reader samples this counter from a handler running on this CPU
+	 * (cmstat_sample_seq()), which sees this CPU's stores in program
+	 * order.  So the writer needs no fence, only a compiler barrier.  The
+	 * ordering against the reader's slot_off store is carried by the
+	 * reader's IPI; see cmstat_sample_seq().
+	 */
+	this_cpu_inc(cmstat_cpu_seq.seq[sec->ctx]);
+	barrier();
+	/*
+	 * Pairs with smp_store_release() of ->slot_off in cmstat_close_gen().
+	 * The slot addresses depend on the value loaded, so the adds that
+	 * follow cannot be ordered before it.  Loaded once: every add of the
+	 * section, to any set of the group, goes to one generation.
+	 */
+	sec->slot_off = READ_ONCE(group->slot_off);
+}
+
+/**
  * cmstat_section_begin() - open a writer section on this CPU
  * @sec: section state, kept by the caller until cmstat_section_end()
+ * @group: the group of every set the section writes to
  *
  * Disables preemption and marks this CPU's sequence counter for the current
  * context odd.  Never blocks or waits; usable from any context, including
- * hardirq and NMI.  A section may write to several counter sets.  It must
- * be closed before the caller returns or sleeps: readers wait for it.
+ * hardirq and NMI.  A section may write to several counter sets of @group.
+ * It must be closed before the caller returns or sleeps: readers wait for
+ * it.
  *
  * Return: true if the section is open and must be closed with
  * cmstat_section_end(); false when accounting is switched off, or in NMI
@@ -185,52 +264,55 @@ static __always_inline unsigned int cmstat_current_ctx(void)
  * (%CMSTAT_NMI_WRITERS), in which case the caller skips its updates (and
  * the end call).
  */
-static __always_inline bool cmstat_section_begin(struct cmstat_section *sec)
+static __always_inline bool cmstat_section_begin(struct cmstat_section *sec,
+						 const struct cmstat_group *group)
 {
 	unsigned int ctx;
 
 	if (!static_branch_likely(&cmstat_accounting))
 		return false;
-	ctx = cmstat_current_ctx();
+	ctx = interrupt_context_level();
 	if (!CMSTAT_NMI_WRITERS && ctx == CMSTAT_CTX_NMI)
 		return false;
-	preempt_disable();
-	sec->ctx = ctx;
-	/*
-	 * Odd: a section is open.  The seq store must come before the gen
-	 * loads in cmstat_section_slot() as this CPU sees them, and that is
-	 * all: the reader samples this counter from an IPI handler running
-	 * on this CPU (cmstat_sample_seq()), which sees this CPU's stores in
-	 * program order.  So the writer needs no fence, only a compiler
-	 * barrier.  The ordering against the reader's gen store is carried
-	 * by the IPI; see cmstat_sample_seq().
-	 */
-	this_cpu_inc(cmstat_cpu_seq.seq[ctx]);
-	barrier();
+	__cmstat_section_open(sec, group, ctx);
 	return true;
 }
 
 /**
- * cmstat_section_slot() - this CPU's slot of @set for the open section
- * @set: counter set to write to
+ * cmstat_section_begin_task() - open a writer section from task context
+ * @sec: section state, kept by the caller until cmstat_section_end()
+ * @group: the group of every set the section writes to
  *
- * Call once per set per section, after cmstat_section_begin(), and pass the
- * result to cmstat_section_add() for every update of that set in this
- * section: one generation per section is what makes it atomic to readers.
+ * As cmstat_section_begin(), for callers that know they run in task
+ * context (they may sleep, say), without the cost of finding the context.
+ * Called from interrupt context, it would let an interrupted task section
+ * look closed to readers.
  *
- * Return: per-CPU pointer to the slot for the current generation.
+ * Return: as cmstat_section_begin().
+ */
+static __always_inline bool
+cmstat_section_begin_task(struct cmstat_section *sec,
+			  const struct cmstat_group *group)
+{
+	if (!static_branch_likely(&cmstat_accounting))
+		return false;
+	__cmstat_section_open(sec, group, CMSTAT_CTX_TASK);
+	return true;
+}
+
+/**
+ * cmstat_section_slot() - this CPU's slots of @set for the open section
+ * @sec: the open section
+ * @set: counter set, of the group the section was opened for
+ *
+ * Return: per-CPU pointer to pass to cmstat_section_add() for every update
+ * of @set in this section.
  */
 static __always_inline u64 __percpu *
-cmstat_section_slot(struct cmstat_counters *set)
+cmstat_section_slot(const struct cmstat_section *sec,
+		    const struct cmstat_counters *set)
 {
-	/*
-	 * Pairs with smp_store_release() of ->gen in cmstat_close_gen(): the
-	 * slot address depends on the value loaded, so the adds that follow
-	 * cannot be ordered before it.
-	 */
-	unsigned long gen = READ_ONCE(set->gen);
-
-	return set->delta + (gen % CMSTAT_RING_SLOTS) * set->nr;
+	return (u64 __percpu *)((u8 __percpu *)set->delta + sec->slot_off);
 }
 
 /**
@@ -245,7 +327,7 @@ cmstat_section_slot(struct cmstat_counters *set)
 static __always_inline void cmstat_section_add(u64 __percpu *slot,
 					       unsigned int idx, s64 delta)
 {
-	this_cpu_add(slot[idx], (u64)delta);
+	this_cpu_add(slot[idx * CMSTAT_RING_SLOTS], (u64)delta);
 }
 
 /**
@@ -264,8 +346,14 @@ static __always_inline void cmstat_section_end(struct cmstat_section *sec)
 	preempt_enable();
 }
 
-struct cmstat_counters *cmstat_counters_alloc(unsigned int nr);
+struct cmstat_group *cmstat_group_alloc(void);
+void cmstat_group_free(struct cmstat_group *group);
+struct cmstat_counters *cmstat_counters_alloc(struct cmstat_group *group,
+					      unsigned int nr);
 void cmstat_counters_free(struct cmstat_counters *set);
+int cmstat_group_read(struct cmstat_group *group,
+		      struct cmstat_counters *const *sets, u64 *const *totals,
+		      unsigned int n, u64 *epoch);
 int cmstat_counters_read(struct cmstat_counters *set, u64 *totals, u64 *epoch);
 void cmstat_counters_sum_racy(struct cmstat_counters *set, u64 *totals);
 bool cmstat_accounting_enabled(void);

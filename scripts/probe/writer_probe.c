@@ -18,9 +18,9 @@ noinline void cmstat_probe_section(struct cmstat_counters *set,
 	struct cmstat_section sec;
 	u64 __percpu *slot;
 
-	if (!cmstat_section_begin(&sec))
+	if (!cmstat_section_begin(&sec, cmstat_counters_group(set)))
 		return;
-	slot = cmstat_section_slot(set);
+	slot = cmstat_section_slot(&sec, set);
 	cmstat_section_add(slot, 0, a);
 	cmstat_section_add(slot, 1, b);
 	cmstat_section_add(slot, 2, c);

@@ -271,16 +271,16 @@ static int open_fn(void *unused)
 	struct cmstat_section sec;
 	bool open;
 
-	open = cmstat_section_begin(&sec);
+	open = cmstat_section_begin(&sec, cmstat_counters_group(open_set));
 	if (open) {
-		cmstat_section_add(cmstat_section_slot(open_set), 0, 1);
+		cmstat_section_add(cmstat_section_slot(&sec, open_set), 0, 1);
 		preempt_enable();
 	}
 	while (!kthread_should_stop())
 		schedule_timeout_interruptible(HZ / 10);
 	if (open) {
 		preempt_disable();
-		cmstat_section_add(cmstat_section_slot(open_set), 1, 1);
+		cmstat_section_add(cmstat_section_slot(&sec, open_set), 1, 1);
 		cmstat_section_end(&sec);
 	}
 	return 0;
@@ -292,7 +292,7 @@ static int misuse_open(unsigned int cpu)
 
 	if (open_task || cpu >= nr_cpu_ids || !cpu_online(cpu))
 		return -EINVAL;
-	open_set = cmstat_counters_alloc(2);
+	open_set = cmstat_counters_alloc(NULL, 2);
 	if (IS_ERR(open_set))
 		return PTR_ERR(open_set);
 	t = kthread_create(open_fn, NULL, "cmstat_client_open/%u", cpu);

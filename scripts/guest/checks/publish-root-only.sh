@@ -6,8 +6,8 @@ fail=0
 files=$(find $dirs -type f)
 n=$(echo "$files" | grep -c .)
 # Checking nothing would pass: the files of all/ and of the heap are there.
-for f in /sys/kernel/cmstat/all/epoch /sys/kernel/cmstat/heaps/demo/live_bytes \
-	 /sys/kernel/debug/cmstat/all/stats /sys/kernel/debug/cmstat/heaps/demo/stats; do
+for f in /sys/kernel/cmstat/epoch /sys/kernel/cmstat/heaps/demo/live_bytes \
+	 /sys/kernel/debug/cmstat/stats /sys/kernel/debug/cmstat/heaps/demo/stats; do
 	echo "$files" | grep -qx "$f" || { echo "missing: $f"; fail=1; }
 done
 bad=$(find $dirs -type f \( -name epoch ! -perm 600 -o ! -name epoch ! -perm 400 \))

@@ -6,10 +6,10 @@ fail=0
 cmstat > /tmp/t || fail=1
 grep -q '^demo ' /tmp/t && grep -q '^all ' /tmp/t || { echo "table lacks heaps"; fail=1; }
 cmstat --json > /tmp/j || fail=1
-grep -q '^{"format": "cmstat-stats", "version": 1, "heaps": \[' /tmp/j &&
+grep -q '^{"format": "cmstat-stats", "version": 2, "epoch": [0-9]*,$' /tmp/j &&
 	grep -q '"name": "demo"' /tmp/j || { echo "bad JSON"; fail=1; }
 cmstat --prometheus > /tmp/p || fail=1
-bad=$(grep -vE '^# (HELP|TYPE) cmstat_|^cmstat_[a-z_]+\{scope="(all|heap)"[^}]*\} [0-9]+$' /tmp/p | head -n 3)
+bad=$(grep -vE '^# (HELP|TYPE) cmstat_|^cmstat_[a-z_]+\{scope="(all|destroyed|heap|orphan)"[^}]*\} [0-9]+$' /tmp/p | head -n 3)
 [ -z "$bad" ] || { echo "bad exposition lines: $bad"; fail=1; }
 lines=$(cmstat -w 1 -n 2 | grep -c '^demo ')
 [ "$lines" = 2 ] || { echo "live view printed $lines demo lines"; fail=1; }

@@ -1,0 +1,267 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cmstat heap statistics: what a heap's cumulative counters (heap_layout.h)
+ * mean, derived into struct cmstat_heap_stats; the checks of their
+ * identities; and the exported ways to read them, on top of the cuts of
+ * heap.c.
+ */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/slab.h>
+
+#include "internal.h"
+
+#define CMSTAT_FIELD(field) { #field, offsetof(struct cmstat_heap_stats, field) }
+
+const struct cmstat_stats_field cmstat_stats_fields[] = {
+	CMSTAT_FIELD(live_bytes),
+	CMSTAT_FIELD(live_requested_bytes),
+	CMSTAT_FIELD(live_objects),
+	CMSTAT_FIELD(alloc_bytes),
+	CMSTAT_FIELD(free_bytes),
+	CMSTAT_FIELD(requested_alloc_bytes),
+	CMSTAT_FIELD(requested_free_bytes),
+	CMSTAT_FIELD(mallocs),
+	CMSTAT_FIELD(frees),
+	CMSTAT_FIELD(large_mallocs),
+	CMSTAT_FIELD(large_frees),
+	CMSTAT_FIELD(large_live_objects),
+	CMSTAT_FIELD(large_alloc_bytes),
+	CMSTAT_FIELD(large_free_bytes),
+	CMSTAT_FIELD(large_live_bytes),
+	CMSTAT_FIELD(failed_allocs),
+};
+
+/* Fill @st from the cumulative counters @c; derive everything else. */
+void cmstat_derive(const u64 *c, u64 epoch, struct cmstat_heap_stats *st)
+{
+	unsigned int i;
+
+	memset(st, 0, sizeof(*st));
+	st->epoch = epoch;
+	st->requested_alloc_bytes = c[HC_REQUESTED_ALLOC_BYTES];
+	st->requested_free_bytes = c[HC_REQUESTED_FREE_BYTES];
+	st->live_requested_bytes = st->requested_alloc_bytes -
+				   st->requested_free_bytes;
+	st->large_mallocs = c[HC_LARGE_MALLOCS];
+	st->large_frees = c[HC_LARGE_FREES];
+	st->large_live_objects = st->large_mallocs - st->large_frees;
+	st->large_alloc_bytes = c[HC_LARGE_ALLOC_BYTES];
+	st->large_free_bytes = c[HC_LARGE_FREE_BYTES];
+	st->large_live_bytes = st->large_alloc_bytes - st->large_free_bytes;
+	st->failed_allocs = c[HC_FAILED_ALLOCS];
+	st->mallocs = st->large_mallocs;
+	st->frees = st->large_frees;
+	st->alloc_bytes = st->large_alloc_bytes;
+	st->free_bytes = st->large_free_bytes;
+	for (i = 0; i < CMSTAT_NR_CLASSES; i++) {
+		struct cmstat_class_stats *cs = &st->classes[i];
+
+		cs->size_bytes = cmstat_class_size(i);
+		cs->mallocs = c[HC_CLASS_MALLOCS + i];
+		cs->frees = c[HC_CLASS_FREES + i];
+		cs->live_objects = cs->mallocs - cs->frees;
+		st->mallocs += cs->mallocs;
+		st->frees += cs->frees;
+		st->alloc_bytes += cs->size_bytes * cs->mallocs;
+		st->free_bytes += cs->size_bytes * cs->frees;
+	}
+	st->live_objects = st->mallocs - st->frees;
+	st->live_bytes = st->alloc_bytes - st->free_bytes;
+}
+
+/* Live objects by counters @c: negative if a client freed more than it had. */
+s64 cmstat_counters_live_objects(const u64 *c)
+{
+	u64 live = c[HC_LARGE_MALLOCS] - c[HC_LARGE_FREES];
+	unsigned int i;
+
+	for (i = 0; i < CMSTAT_NR_CLASSES; i++)
+		live += c[HC_CLASS_MALLOCS + i] - c[HC_CLASS_FREES + i];
+	return live;
+}
+
+/**
+ * cmstat_heap_stats_valid() - check the invariants of a snapshot
+ * @st: snapshot from cmstat_heap_read(), cmstat_heaps_read() or
+ *	cmstat_heaps_read_all()
+ *
+ * Return: true if every derived value is non-negative and the byte and
+ * object totals equal the sums over the classes and large allocations.
+ */
+bool cmstat_heap_stats_valid(const struct cmstat_heap_stats *st)
+{
+	u64 class_bytes = 0, class_objects = 0;
+	unsigned int i;
+
+	for (i = 0; i < CMSTAT_NR_CLASSES; i++) {
+		const struct cmstat_class_stats *cs = &st->classes[i];
+
+		if (cs->frees > cs->mallocs)
+			return false;
+		class_bytes += cs->size_bytes * cs->live_objects;
+		class_objects += cs->live_objects;
+	}
+	return st->free_bytes <= st->alloc_bytes &&
+	       st->requested_free_bytes <= st->requested_alloc_bytes &&
+	       st->large_frees <= st->large_mallocs &&
+	       st->large_free_bytes <= st->large_alloc_bytes &&
+	       st->frees <= st->mallocs &&
+	       st->live_requested_bytes <= st->live_bytes &&
+	       st->live_bytes == class_bytes + st->large_live_bytes &&
+	       st->live_objects == class_objects + st->large_live_objects;
+}
+EXPORT_SYMBOL_GPL(cmstat_heap_stats_valid);
+
+/* The same on counters: the identities hold by derivation, signs do not. */
+static bool cmstat_counters_valid(const u64 *c)
+{
+	u64 live_bytes = c[HC_LARGE_ALLOC_BYTES] - c[HC_LARGE_FREE_BYTES];
+	unsigned int i;
+
+	for (i = 0; i < CMSTAT_NR_CLASSES; i++) {
+		if (c[HC_CLASS_FREES + i] > c[HC_CLASS_MALLOCS + i])
+			return false;
+		live_bytes += cmstat_class_size(i) *
+			      (c[HC_CLASS_MALLOCS + i] - c[HC_CLASS_FREES + i]);
+	}
+	return c[HC_REQUESTED_FREE_BYTES] <= c[HC_REQUESTED_ALLOC_BYTES] &&
+	       c[HC_LARGE_FREES] <= c[HC_LARGE_MALLOCS] &&
+	       c[HC_LARGE_FREE_BYTES] <= c[HC_LARGE_ALLOC_BYTES] &&
+	       c[HC_REQUESTED_ALLOC_BYTES] - c[HC_REQUESTED_FREE_BYTES] <=
+	       live_bytes;
+}
+
+/*
+ * A heap's counters that break the identities.  With debug_free=1 every
+ * wrong free is refused before it reaches the statistics, so that is a
+ * cmstat bug, and warns.  Without it, a client that freed with the wrong
+ * size or heap, twice, or memory cmstat never gave it, breaks them too:
+ * that is reported once per heap, naming it, not as a kernel warning.
+ */
+void cmstat_check_counters(const char *name, const u64 *c,
+			   unsigned long *flags)
+{
+	if (cmstat_counters_valid(c))
+		return;
+	if (WARN_ON_ONCE(cmstat_debug_free_enabled()))
+		return;
+	if (!test_and_set_bit(CMSTAT_HEAP_MISUSE_REPORTED, flags))
+		pr_warn("heap %s: statistics broken by a client: a free with the wrong size or heap, a double free, or a free of memory cmstat did not allocate (debug_free=1 finds it)\n",
+			name);
+}
+
+/* The all-heaps counters of a cut: the sum of its rows. */
+void cmstat_cut_sum(struct cmstat_cut *cut)
+{
+	unsigned int r, i;
+
+	memset(cut->all, 0, sizeof(cut->all));
+	for (r = 0; r < cut->nr_rows; r++)
+		for (i = 0; i < HC_NR; i++)
+			cut->all[i] += cut->rows[r].c[i];
+}
+
+/* The row of the heap with @id in @cut, or NULL. */
+const struct cmstat_row *cmstat_cut_find(const struct cmstat_cut *cut, u64 id)
+{
+	unsigned int r;
+
+	for (r = 0; r < cut->nr_rows; r++)
+		if (cut->rows[r].kind == CMSTAT_ROW_HEAP && cut->rows[r].id == id)
+			return &cut->rows[r];
+	return NULL;
+}
+
+/**
+ * cmstat_heap_read() - take a consistent snapshot of a heap's statistics
+ * @heap: the heap
+ * @st: filled with the snapshot
+ *
+ * Process context; sleeps (see cmstat_group_read(): every heap's counters
+ * are folded).
+ *
+ * Return: 0; -EINVAL if @heap is NULL; -ENOMEM, -EINTR or -EDEADLK (see
+ * cmstat_group_read()), with @st untouched.
+ */
+int cmstat_heap_read(struct cmstat_heap *heap, struct cmstat_heap_stats *st)
+{
+	u64 *c, epoch;
+	int err;
+
+	if (!heap)
+		return -EINVAL;
+	c = kmalloc_array(HC_NR, sizeof(u64), GFP_KERNEL);
+	if (!c)
+		return -ENOMEM;
+	err = cmstat_heap_counters(heap, c, &epoch);
+	if (!err) {
+		cmstat_check_counters(heap->name, c, &heap->flags);
+		cmstat_derive(c, epoch, st);
+	}
+	kfree(c);
+	return err;
+}
+EXPORT_SYMBOL_GPL(cmstat_heap_read);
+
+/**
+ * cmstat_heaps_read() - snapshots of several heaps, and of all, at one cut
+ * @heaps: the heaps
+ * @n: how many
+ * @st: @n snapshots, filled in the order of @heaps
+ * @all: if not NULL, filled with all heaps together at the same cut
+ *
+ * Every allocation and free is in all of the snapshots or in none: what one
+ * heap's snapshot counts, the others' and @all count as of the same
+ * instant, and @all is the sum of every heap, live, destroyed while
+ * holding objects, or destroyed.  Process context; sleeps.
+ *
+ * Return: 0; -EINVAL if a heap was destroyed; as cmstat_heap_read().
+ */
+int cmstat_heaps_read(struct cmstat_heap *const *heaps, unsigned int n,
+		      struct cmstat_heap_stats *st,
+		      struct cmstat_heap_stats *all)
+{
+	const struct cmstat_row **rows;
+	struct cmstat_cut *cut;
+	unsigned int i;
+	int err = 0;
+
+	rows = kmalloc_array(n, sizeof(*rows), GFP_KERNEL);
+	if (!rows)
+		return -ENOMEM;
+	cut = cmstat_cut_take();
+	if (IS_ERR(cut)) {
+		kfree(rows);
+		return PTR_ERR(cut);
+	}
+	for (i = 0; i < n && !err; i++) {
+		rows[i] = cmstat_cut_find(cut, heaps[i]->id);
+		if (!rows[i])
+			err = -EINVAL;
+	}
+	for (i = 0; i < n && !err; i++)
+		cmstat_derive(rows[i]->c, cut->epoch, &st[i]);
+	if (all && !err)
+		cmstat_derive(cut->all, cut->epoch, all);
+	kvfree(cut);
+	kfree(rows);
+	return err;
+}
+EXPORT_SYMBOL_GPL(cmstat_heaps_read);
+
+/**
+ * cmstat_heaps_read_all() - snapshot of all heaps together
+ * @st: filled with the snapshot
+ *
+ * One instant across every heap: live ones, destroyed ones that still hold
+ * objects, and the totals of those destroyed.  Process context; sleeps.
+ *
+ * Return: 0, or as cmstat_heap_read(), with @st untouched.
+ */
+int cmstat_heaps_read_all(struct cmstat_heap_stats *st)
+{
+	return cmstat_heaps_read(NULL, 0, NULL, st);
+}
+EXPORT_SYMBOL_GPL(cmstat_heaps_read_all);

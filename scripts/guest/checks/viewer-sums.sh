@@ -1,0 +1,72 @@
+# SPDX-License-Identifier: GPL-2.0
+# cmstat-kcsan: run on the KCSAN kernel too
+# While 4 heaps allocate and free, and one of them has been destroyed with
+# objects left (an orphan), the viewer's table rows and the JSON's heaps,
+# orphans and destroyed heaps sum to their "all", key by key (and in the
+# JSON class by class), and the JSON carries one epoch; 20 times each, and
+# the stats file itself passes --check, which sums it too.
+insmod /lib/cmstat/cmstat_demo.ko objects=1000 workers=2 heaps=4 || exit 1
+insmod /lib/cmstat/cmstat_client_test.ko || exit 1
+echo "orphan 3" > /sys/kernel/debug/cmstat_client_test/misuse || exit 1
+fail=0 n=0
+
+# The table: every line up to the "epoch" line, numbers in the last 7
+# fields (a name may be two words: "demo (orphan)").
+table_sums() {
+	awk '/^HEAP / { next } /^epoch / { exit }
+	     { for (i = 0; i < 7; i++) v[i] = $(NF - 6 + i)
+	       if ($1 == "all") { for (i = 0; i < 7; i++) a[i] = v[i]; rows = NR }
+	       else { for (i = 0; i < 7; i++) s[i] += v[i]; parts++ } }
+	     END { for (i = 0; i < 7; i++) if (s[i] != a[i]) bad++
+		   print parts, bad + 0 }'
+}
+
+# The JSON: one object per line; the keys before "classes", and each
+# class's numbers, summed over heaps, orphans and destroyed.
+json_sums() {
+	awk '/"epoch": / { epochs++ }
+	     /\{"name": / {
+		line = $0; sub(/^[^{]*\{/, "", line)
+		top = line; sub(/, "classes".*/, "", top)
+		nk = split(top, kv, ", ")
+		isall = /^ "all": /
+		for (i = 2; i <= nk; i++) {
+			split(kv[i], p, ": ")
+			if (isall) a[p[1]] = p[2]; else s[p[1]] += p[2]
+		}
+		cl = line; sub(/.*"classes": \[/, "", cl)
+		nc = split(cl, c, "}")
+		for (j = 1; j < nc; j++) {
+			m = split(c[j], f, ": ")
+			for (k = 3; k <= m; k++) {	# size_bytes is not summed
+				x = f[k]; sub(/,.*/, "", x)
+				if (isall) ca[j, k] = x; else cs[j, k] += x
+			}
+		}
+		if (!isall) parts++
+	     }
+	     END { for (k in a) if (s[k] != a[k]) bad++
+		   for (k in ca) if (cs[k] != ca[k]) bad++
+		   print parts, bad + 0, epochs }'
+}
+
+while [ $n -lt 20 ]; do
+	n=$((n + 1))
+	set -- $(cmstat | table_sums)
+	[ "$1" -ge 5 ] && [ "$2" = 0 ] ||
+		{ echo "table $n: $1 rows, $2 columns off"; fail=1; }
+	tparts=$1
+	set -- $(cmstat --json | json_sums)
+	[ "$1" -ge 6 ] && [ "$2" = 0 ] && [ "$3" = 1 ] ||
+		{ echo "json $n: $1 objects, $2 values off, $3 epochs"; fail=1; }
+	jparts=$1
+	cmstat --check /sys/kernel/debug/cmstat/stats > /tmp/check || {
+		cat /tmp/check; fail=1; }
+done
+echo "20 tables ($tparts rows each) and 20 JSON documents ($jparts heaps, orphans and destroyed each) summed to all; stats file: $(tail -n 1 /tmp/check)"
+cmstat | head -n 8
+echo "orphan_free 3" > /sys/kernel/debug/cmstat_client_test/misuse
+# A cut releases the orphan, and its hold on cmstat, there and then.
+cat /sys/kernel/debug/cmstat/stats > /dev/null
+rmmod cmstat_client_test && rmmod cmstat_demo || exit 1
+exit $fail
