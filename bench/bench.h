@@ -32,6 +32,13 @@ int cmstat_bench_readers(unsigned long iters);
 
 /* alloc.c */
 int cmstat_bench_allocs(unsigned long iters);
+int cmstat_bench_alloc_budget(unsigned long iters);
+
+/* writer.c and alloc.c: the cases make check holds to budgets */
+int cmstat_bench_writer_budget(unsigned long iters);
+
+/* main.c */
+int cmstat_bench_budget(unsigned long iters);
 
 /* seed.c: the Go runtime's consistentHeapStats, as a baseline */
 

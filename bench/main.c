@@ -19,7 +19,7 @@
 
 static char *groups = "writer,reader,alloc";
 module_param(groups, charp, 0444);
-MODULE_PARM_DESC(groups, "Comma-separated groups to run: writer, reader, alloc (default all)");
+MODULE_PARM_DESC(groups, "Comma-separated groups to run: writer, reader, alloc, budget (default writer,reader,alloc)");
 
 static unsigned int runs = 1;
 module_param(runs, uint, 0444);
@@ -36,6 +36,10 @@ MODULE_PARM_DESC(reader_iters, "Snapshots per reader per sample (default 20)");
 static ulong alloc_iters = 20000;
 module_param(alloc_iters, ulong, 0444);
 MODULE_PARM_DESC(alloc_iters, "Alloc + free pairs per size per sample (default 20000)");
+
+static ulong budget_iters = 2000;
+module_param(budget_iters, ulong, 0444);
+MODULE_PARM_DESC(budget_iters, "Operations per case of the budget group (default 2000)");
 
 /**
  * cmstat_bench_report() - print one measurement
@@ -55,6 +59,16 @@ void cmstat_bench_report(const char *group, const char *name,
 	pr_info("sample %s %s %s %llu.%02u\n", group, name, variant, ns, frac);
 }
 
+/*
+ * The cases make check holds to instruction budgets (scripts/budget.sh,
+ * bench/budgets): the writer sections, and alloc + free at two sizes.
+ */
+int cmstat_bench_budget(unsigned long iters)
+{
+	return cmstat_bench_writer_budget(iters) ?:
+	       cmstat_bench_alloc_budget(iters);
+}
+
 static const struct {
 	const char *name;
 	int (*run)(unsigned long iters);
@@ -63,6 +77,7 @@ static const struct {
 	{ "writer", cmstat_bench_writers, &writer_iters },
 	{ "reader", cmstat_bench_readers, &reader_iters },
 	{ "alloc", cmstat_bench_allocs, &alloc_iters },
+	{ "budget", cmstat_bench_budget, &budget_iters },
 };
 
 /* Return: the index of @name in bench_groups, or -EINVAL. */
@@ -101,7 +116,8 @@ static int __init cmstat_bench_init(void)
 
 	if (mask == -ENOMEM)
 		return mask;
-	if (mask <= 0 || !runs || !writer_iters || !reader_iters || !alloc_iters) {
+	if (mask <= 0 || !runs || !writer_iters || !reader_iters ||
+	    !alloc_iters || !budget_iters) {
 		pr_err("bad parameters: groups=%s runs=%u, iterations must be > 0\n",
 		       groups, runs);
 		return -EINVAL;

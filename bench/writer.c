@@ -10,6 +10,7 @@
 #include <linux/cpu.h>
 #include <linux/percpu.h>
 #include <linux/percpu_counter.h>
+#include <linux/timekeeping.h>
 
 #include <cmstat/counters.h>
 
@@ -36,17 +37,20 @@ static struct percpu_counter pcp_counters[WRITER_COUNTERS];
 static atomic64_t shared_counters[WRITER_COUNTERS] ____cacheline_aligned;
 
 /*
- * One cmstat section; with @fence, the smp_mb() that cmstat's reader IPI
- * makes unnecessary: what the writer would pay if it ordered its seq store
- * before its gen load itself, as the seed's does.  Inlined with a constant
- * @fence, so the plain case has no trace of it.
+ * One cmstat section, from any context or (@task) opened as task context;
+ * with @fence, the smp_mb() that cmstat's reader IPI makes unnecessary:
+ * what the writer would pay if it ordered its seq store before its gen
+ * load itself, as the seed's does.  Inlined with constant arguments, so
+ * each case has no trace of the others.
  */
-static __always_inline void write_cmstat_section(bool fence)
+static __always_inline void write_cmstat_section(bool task, bool fence)
 {
+	struct cmstat_group *group = cmstat_counters_group(cmstat_set);
 	struct cmstat_section sec;
 	u64 __percpu *slot;
 
-	if (!cmstat_section_begin(&sec, cmstat_counters_group(cmstat_set)))
+	if (task ? !cmstat_section_begin_task(&sec, group) :
+		   !cmstat_section_begin(&sec, group))
 		return;
 	if (fence)
 		smp_mb();	/* the measured cost; pairs with nothing */
@@ -63,7 +67,15 @@ static noinline void write_cmstat(unsigned long iters)
 	unsigned long i;
 
 	for (i = 0; i < iters; i++)
-		write_cmstat_section(false);
+		write_cmstat_section(false, false);
+}
+
+static noinline void write_cmstat_task(unsigned long iters)
+{
+	unsigned long i;
+
+	for (i = 0; i < iters; i++)
+		write_cmstat_section(true, false);
 }
 
 static noinline void write_cmstat_mb(unsigned long iters)
@@ -71,7 +83,22 @@ static noinline void write_cmstat_mb(unsigned long iters)
 	unsigned long i;
 
 	for (i = 0; i < iters; i++)
-		write_cmstat_section(true);
+		write_cmstat_section(false, true);
+}
+
+/* The floor of a task section: the adds with preemption disabled. */
+static noinline void write_floor_preempt(unsigned long iters)
+{
+	unsigned long i;
+
+	for (i = 0; i < iters; i++) {
+		preempt_disable();
+		this_cpu_add(floor_counters[0], WRITER_BYTES);
+		this_cpu_add(floor_counters[1], 1);
+		this_cpu_add(floor_counters[2], WRITER_BYTES);
+		this_cpu_add(floor_counters[3], -1);
+		preempt_enable();
+	}
 }
 
 /* The floor: the same four per-CPU adds with no section around them. */
@@ -145,8 +172,10 @@ static const struct {
 	void (*write)(unsigned long iters);
 } writer_cases[] = {
 	{ "cmstat", write_cmstat },
+	{ "cmstat_task", write_cmstat_task },
 	{ "cmstat_mb", write_cmstat_mb },
 	{ "this_cpu_add", write_floor },
+	{ "this_cpu_add_preempt", write_floor_preempt },
 	{ "seed", write_seed },
 	{ "percpu_counter", write_percpu_counter },
 	{ "percpu_counter_nofold", write_percpu_counter_nofold },
@@ -234,6 +263,42 @@ int cmstat_bench_writers(unsigned long iters)
 		if (!err)
 			err = writer_cases_on(cpu_online_mask, "allcpu", iters);
 		cpus_read_unlock();
+	}
+	writer_state_free();
+	return err;
+}
+
+/**
+ * cmstat_bench_writer_budget() - the writer sections, for the budget group
+ * @iters: sections per case
+ *
+ * On this CPU, in the module's loading task: a section from any context
+ * and one opened as task context, four counters each.
+ *
+ * Return: 0, or an error from the set-up (-ENOMEM), or -EPERM when
+ * cmstat's accounting is off.
+ */
+int cmstat_bench_writer_budget(unsigned long iters)
+{
+	static const struct {
+		const char *name;
+		void (*write)(unsigned long iters);
+	} cases[] = {
+		{ "writer_section", write_cmstat },
+		{ "writer_section_task", write_cmstat_task },
+	};
+	unsigned int i;
+	u64 start;
+	int err;
+
+	if (!cmstat_accounting_enabled())
+		return -EPERM;
+	err = writer_state_init();
+	for (i = 0; i < ARRAY_SIZE(cases) && !err; i++) {
+		start = ktime_get_ns();
+		cases[i].write(iters);
+		cmstat_bench_report("budget", cases[i].name, "4",
+				    ktime_get_ns() - start, iters);
 	}
 	writer_state_free();
 	return err;

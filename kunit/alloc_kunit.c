@@ -7,6 +7,7 @@
 
 #include <kunit/test.h>
 #include <linux/fault-inject.h>
+#include <linux/log2.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 
@@ -67,25 +68,35 @@ static void alloc_class_lookup(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, cmstat_class_size(CMSTAT_NR_CLASSES - 1),
 			CMSTAT_MAX_CLASS_SIZE);
 
-	/* Every size maps to the smallest class that holds it. */
+	/*
+	 * Every size maps to the smallest class that holds it, by the table
+	 * (run-time sizes) and by the formula a constant size folds to.
+	 */
 	for (size = 1; size <= CMSTAT_MAX_CLASS_SIZE; size++) {
 		int c = cmstat_size_to_class(size);
 
 		if (c < 0 || cmstat_class_size(c) < size ||
-		    (c > 0 && cmstat_class_size(c - 1) >= size)) {
-			KUNIT_FAIL(test, "size %zu -> class %d (%zu bytes)",
-				   size, c, cmstat_class_size(c));
+		    (c > 0 && cmstat_class_size(c - 1) >= size) ||
+		    __cmstat_class_calc(size) != c) {
+			KUNIT_FAIL(test, "size %zu -> class %d (%zu bytes), formula %zu",
+				   size, c, cmstat_class_size(c),
+				   __cmstat_class_calc(size));
 			break;
 		}
 	}
-	/* Increasing, 8-byte multiples, waste at most 1/9 from 128 B up. */
+	/*
+	 * Increasing, 8-byte multiples, waste at most 1/9 from 128 B to
+	 * 32 KiB, powers of two above.
+	 */
 	for (i = 1; i < CMSTAT_NR_CLASSES; i++) {
 		size_t cs = cmstat_class_size(i), prev = cmstat_class_size(i - 1);
 
 		KUNIT_EXPECT_GT(test, cs, prev);
 		KUNIT_EXPECT_EQ(test, cs % 8, 0);
-		if (prev >= 128)
+		if (prev >= 128 && cs <= 32768)
 			KUNIT_EXPECT_LE(test, 9 * (cs - prev - 1), cs);
+		if (cs > 32768)
+			KUNIT_EXPECT_TRUE(test, is_power_of_2(cs));
 	}
 }
 
@@ -142,7 +153,7 @@ static void alloc_exact_per_class(struct kunit *test)
 static void alloc_exact_large(struct kunit *test)
 {
 	static const size_t sizes[] = {
-		CMSTAT_MAX_CLASS_SIZE + 1, 65536, 100000, 1 << 20,
+		CMSTAT_MAX_CLASS_SIZE + 1, 300000, 1 << 20, 2 << 20,
 	};
 	struct alloc_test_ctx *ctx = test->priv;
 	void *p[ARRAY_SIZE(sizes)];
@@ -307,7 +318,7 @@ static void alloc_bad_names(struct kunit *test)
 static void alloc_fault_injection(struct kunit *test)
 {
 #ifdef CONFIG_FAULT_INJECTION
-	static const size_t sizes[] = { 64, 3000, 32768, 200000 };
+	static const size_t sizes[] = { 64, 3000, 32768, 200000, 300000 };
 	struct alloc_test_ctx *ctx = test->priv;
 	unsigned int i, failed = 0;
 	void *p;

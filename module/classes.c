@@ -6,8 +6,13 @@
  * Eight classes per doubling from 128 B to 32 KiB bound the rounding waste
  * at 1/9 (11.1%) of the object from 128 B up, where kmalloc's power-of-two
  * caches waste up to half.  Below 128 B the steps are 8 then 16 bytes, as
- * in Go's table.  Documentation/allocator.rst lists every class and its
- * worst waste.
+ * in Go's table.  Above 32 KiB the classes are powers of two, to 256 KiB:
+ * the slab allocator gives objects that large a slab each, of a
+ * power-of-two number of pages, so any other size would waste the rest of
+ * it; and a cache serves them several times faster than the page
+ * allocator behind kmalloc() does.  Documentation/allocator.rst lists
+ * every class and its worst waste; Documentation/performance.rst has the
+ * figures.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -28,16 +33,21 @@ const u32 cmstat_class_sizes[CMSTAT_NR_CLASSES] = {
 	4608, 5120, 5632, 6144, 6656, 7168, 7680, 8192,
 	9216, 10240, 11264, 12288, 13312, 14336, 15360, 16384,
 	18432, 20480, 22528, 24576, 26624, 28672, 30720, 32768,
+	65536, 131072, 262144,
 };
+EXPORT_SYMBOL_GPL(cmstat_class_sizes);
 
 /*
- * Filled at load, read inline by the allocator (internal.h), and read-only
- * after load: a cache pointer that could be overwritten would redirect
- * allocations.
+ * Filled at load, read inline by the allocator (include/cmstat/alloc.h),
+ * and read-only after load: a cache pointer that could be overwritten
+ * would redirect allocations.
  */
 u8 cmstat_class_by_8[CMSTAT_BY_8_ENTRIES] __ro_after_init;
+EXPORT_SYMBOL_GPL(cmstat_class_by_8);
 u8 cmstat_class_by_128[CMSTAT_BY_128_ENTRIES] __ro_after_init;
+EXPORT_SYMBOL_GPL(cmstat_class_by_128);
 struct kmem_cache *cmstat_class_caches[CMSTAT_NR_CLASSES] __ro_after_init;
+EXPORT_SYMBOL_GPL(cmstat_class_caches);
 static char class_cache_names[CMSTAT_NR_CLASSES][16];
 
 /**
@@ -61,7 +71,9 @@ EXPORT_SYMBOL_GPL(cmstat_class_size);
  */
 int cmstat_size_to_class(size_t size)
 {
-	return cmstat_class_of(size);
+	if (size == 0 || size > CMSTAT_MAX_CLASS_SIZE)
+		return -1;
+	return __cmstat_class_lookup(size);
 }
 EXPORT_SYMBOL_GPL(cmstat_size_to_class);
 
@@ -75,7 +87,11 @@ EXPORT_SYMBOL_GPL(cmstat_size_to_class);
  */
 size_t cmstat_alloc_held_bytes(size_t size)
 {
-	return cmstat_class_held_bytes(cmstat_class_of(size), size);
+	if (size == 0 || size > CMSTAT_ALLOC_MAX)
+		return 0;
+	if (size <= CMSTAT_MAX_CLASS_SIZE)
+		return cmstat_class_sizes[__cmstat_class_lookup(size)];
+	return PAGE_SIZE << get_order(size);
 }
 EXPORT_SYMBOL_GPL(cmstat_alloc_held_bytes);
 
@@ -85,13 +101,13 @@ static void cmstat_fill_lookup(void)
 	size_t granule;
 
 	for (granule = 0; granule < CMSTAT_BY_8_ENTRIES; granule++) {
-		while (cmstat_class_sizes[class] < granule << CMSTAT_SMALL_SHIFT)
+		while (cmstat_class_sizes[class] < granule * 8)
 			class++;
 		cmstat_class_by_8[granule] = class;
 	}
 	for (granule = 0, class = 0; granule < CMSTAT_BY_128_ENTRIES;
 	     granule++) {
-		while (cmstat_class_sizes[class] < granule << CMSTAT_LARGE_SHIFT)
+		while (cmstat_class_sizes[class] < granule * 128)
 			class++;
 		cmstat_class_by_128[granule] = class;
 	}

@@ -18,8 +18,6 @@
 
 #include "internal.h"
 
-DEFINE_STATIC_KEY_FALSE(cmstat_debug_free_key);
-
 struct cmstat_debug_obj {
 	struct hlist_node node;
 	const void *obj;
@@ -30,6 +28,10 @@ struct cmstat_debug_obj {
 static DEFINE_HASHTABLE(cmstat_debug_objs, 12);
 static DEFINE_SPINLOCK(cmstat_debug_lock);	/* protects the table */
 static unsigned long cmstat_invalid_frees;	/* under cmstat_debug_lock */
+
+/* Read by the inline fast path of include/cmstat/alloc.h too. */
+DEFINE_STATIC_KEY_FALSE(cmstat_debug_free_key);
+EXPORT_SYMBOL_GPL(cmstat_debug_free_key);
 
 /**
  * cmstat_debug_invalid_frees() - frees the debug_free mode refused

@@ -4,9 +4,9 @@
  * destroyed while they hold objects, and cuts: the counters of every heap
  * at one instant.
  *
- * Each heap has a counter set (laid out in heap_layout.h), and all of them
- * belong to one group, cmstat_heap_group: one read closes a generation for
- * every heap at once.  Writer sections write only their own heap's set;
+ * Each heap has a counter set (CMSTAT_HC_* in include/cmstat/alloc.h), and
+ * all of them belong to one group, cmstat_heap_group: one read closes a
+ * generation for every heap at once.  Writer sections write only their own heap's set;
  * the all-heaps figures are the sum, at one cut, of every live heap, every
  * orphan, and the final totals of the heaps destroyed so far, folded in
  * when each went so that no cumulative counter ever goes down.
@@ -30,8 +30,12 @@
 
 #include "internal.h"
 
-/* The group of every heap's counter set; set up at load. */
+/*
+ * The group of every heap's counter set, set up at load.  The inline fast
+ * path of include/cmstat/alloc.h reads its slot offset.
+ */
 struct cmstat_group cmstat_heap_group;
+EXPORT_SYMBOL_GPL(cmstat_heap_group);
 
 /*
  * Live heaps; orphans, destroyed while their statistics showed live
@@ -43,7 +47,7 @@ struct cmstat_group cmstat_heap_group;
 static LIST_HEAD(cmstat_heaps);
 static LIST_HEAD(cmstat_orphans);
 static LIST_HEAD(cmstat_kept);
-static u64 cmstat_destroyed[HC_NR];
+static u64 cmstat_destroyed[CMSTAT_HC_NR];
 static u64 cmstat_next_id = 1;
 static DEFINE_MUTEX(cmstat_heaps_lock);	/* protects all of the above */
 
@@ -128,7 +132,7 @@ static void cmstat_heap_retire(const u64 *c)
 	unsigned int i;
 
 	lockdep_assert_held(&cmstat_heaps_lock);
-	for (i = 0; i < HC_NR; i++)
+	for (i = 0; i < CMSTAT_HC_NR; i++)
 		cmstat_destroyed[i] += c[i];
 }
 
@@ -284,12 +288,13 @@ struct cmstat_heap *cmstat_heap_create(const char *name)
 	if (!heap)
 		return ERR_PTR(-ENOMEM);
 	strscpy(heap->name, name, sizeof(heap->name));
-	heap->stats = cmstat_counters_alloc(&cmstat_heap_group, HC_NR);
+	heap->stats = cmstat_counters_alloc(&cmstat_heap_group, CMSTAT_HC_NR);
 	if (IS_ERR(heap->stats)) {
 		err = PTR_ERR(heap->stats);
 		kfree(heap);
 		return ERR_PTR(err);
 	}
+	heap->slots = heap->stats->delta;
 
 	mutex_lock(&cmstat_heaps_lock);
 	if (cmstat_heap_find(name)) {
@@ -319,7 +324,7 @@ EXPORT_SYMBOL_GPL(cmstat_heap_create);
  */
 static struct list_head *cmstat_heap_unlist(struct cmstat_heap *heap)
 {
-	u64 *c = kmalloc_array(HC_NR, sizeof(u64), GFP_KERNEL);
+	u64 *c = kmalloc_array(CMSTAT_HC_NR, sizeof(u64), GFP_KERNEL);
 	struct list_head *keep = &cmstat_orphans;
 	s64 live = 1;	/* without memory for the snapshot, assume objects */
 

@@ -10,8 +10,6 @@
 #include <cmstat/alloc.h>
 #include <cmstat/counters.h>
 
-#include "heap_layout.h"
-
 /* counters.c */
 void cmstat_accounting_init(bool enable);
 int cmstat_group_init(struct cmstat_group *group);
@@ -23,91 +21,30 @@ static inline bool cmstat_mutate_skip_wait(void)
 {
 	return READ_ONCE(cmstat_mutation) == CMSTAT_MUTATE_SKIP_WAIT;
 }
+
 #else
 static inline bool cmstat_mutate_skip_wait(void)
 {
 	return false;
 }
+
 #endif
 
-/*
- * classes.c: the tables are filled at load and only read afterwards, inline
- * on every allocation and free, so that the hot path makes no call but the
- * one into the slab allocator.
- *
- * Every class up to 1 KiB is a multiple of 8 and every larger one a
- * multiple of 128, so rounding the size up to that granule and indexing
- * gives the class.
- */
-#define CMSTAT_SMALL_MAX	1024
-#define CMSTAT_SMALL_SHIFT	3
-#define CMSTAT_LARGE_SHIFT	7
-#define CMSTAT_BY_8_ENTRIES	((CMSTAT_SMALL_MAX >> CMSTAT_SMALL_SHIFT) + 1)
-#define CMSTAT_BY_128_ENTRIES	((CMSTAT_MAX_CLASS_SIZE >> CMSTAT_LARGE_SHIFT) + 1)
-
-extern const u32 cmstat_class_sizes[CMSTAT_NR_CLASSES];
-extern u8 cmstat_class_by_8[CMSTAT_BY_8_ENTRIES];
-extern u8 cmstat_class_by_128[CMSTAT_BY_128_ENTRIES];
-extern struct kmem_cache *cmstat_class_caches[CMSTAT_NR_CLASSES];
-
+/* classes.c: the tables of include/cmstat/alloc.h, filled at load. */
 int cmstat_classes_init(void);
 void cmstat_classes_exit(void);
 
-/* The smallest class that holds @size, or -1 (0, or above the classes). */
-static __always_inline int cmstat_class_of(size_t size)
-{
-	if (size == 0 || size > CMSTAT_MAX_CLASS_SIZE)
-		return -1;
-	if (size <= CMSTAT_SMALL_MAX)
-		return cmstat_class_by_8[DIV_ROUND_UP(size, 1 << CMSTAT_SMALL_SHIFT)];
-	return cmstat_class_by_128[DIV_ROUND_UP(size, 1 << CMSTAT_LARGE_SHIFT)];
-}
+/* alloc.c */
+void cmstat_alloc_init(void);
 
-/* What an object of @size in @class (-1: large) really holds. */
-static __always_inline size_t cmstat_class_held_bytes(int class, size_t size)
-{
-	if (class >= 0)
-		return cmstat_class_sizes[class];
-	if (size == 0 || size > CMSTAT_ALLOC_MAX)
-		return 0;
-	return PAGE_SIZE << get_order(size);
-}
-
-/* heap.c and stats.c; alloc.c writes a heap's counters inline */
-struct dentry;
-struct cmstat_stats_kobj;
+/* heap.c and stats.c */
 struct seq_file;
-
-/**
- * struct cmstat_heap - a named heap
- * @stats: the heap's counters, in cmstat_heap_group; NULL for an orphan
- *	of a cmstat loaded with accounting=0, which has none to show
- * @node: in cmstat_heaps, or in cmstat_orphans once destroyed while it may
- *	still hold objects (cmstat_kept with accounting=0)
- * @id: unique for as long as cmstat is loaded: finds a heap's row in a cut
- *	without keeping a pointer to it
- * @debugfs: its debugfs directory, while published
- * @sysfs: its sysfs directory, while published
- * @flags: CMSTAT_HEAP_* bits
- * @name: NUL-terminated name
- */
-struct cmstat_heap {
-	struct cmstat_counters *stats;
-	struct list_head node;
-	u64 id;
-	struct dentry *debugfs;
-	struct cmstat_stats_kobj *sysfs;
-	unsigned long flags;
-	char name[CMSTAT_HEAP_NAME_MAX + 1];
-};
 
 /* Bits of struct cmstat_heap.flags. */
 enum {
 	CMSTAT_HEAP_DESTROYED,		/* cmstat_heap_destroy() was called */
 	CMSTAT_HEAP_MISUSE_REPORTED,	/* broken statistics were reported */
 };
-
-extern struct cmstat_group cmstat_heap_group;
 
 enum cmstat_row_kind {
 	CMSTAT_ROW_HEAP,	/* a live heap */
@@ -120,13 +57,13 @@ enum cmstat_row_kind {
  * @kind: what the row counts
  * @id: the heap's id (not for %CMSTAT_ROW_DESTROYED)
  * @name: the heap's name (empty for %CMSTAT_ROW_DESTROYED)
- * @c: its cumulative counters, laid out as in heap_layout.h
+ * @c: its cumulative counters, CMSTAT_HC_* of include/cmstat/alloc.h
  */
 struct cmstat_row {
 	enum cmstat_row_kind kind;
 	u64 id;
 	char name[CMSTAT_HEAP_NAME_MAX + 1];
-	u64 c[HC_NR];
+	u64 c[CMSTAT_HC_NR];
 };
 
 /**
@@ -139,7 +76,7 @@ struct cmstat_row {
 struct cmstat_cut {
 	u64 epoch;
 	unsigned int nr_rows;
-	u64 all[HC_NR];
+	u64 all[CMSTAT_HC_NR];
 	struct cmstat_row rows[];
 };
 
@@ -188,7 +125,6 @@ struct cmstat_stats_kobj *cmstat_sysfs_add_heap(struct cmstat_heap *heap);
 void cmstat_sysfs_remove(struct cmstat_stats_kobj *sk);
 
 /* debug_free.c: hooks that cost a patched-out branch unless debug_free=1 */
-DECLARE_STATIC_KEY_FALSE(cmstat_debug_free_key);
 void cmstat_debug_init(bool enable);
 void cmstat_debug_exit(void);
 int __cmstat_debug_track(struct cmstat_heap *heap, const void *obj,

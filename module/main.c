@@ -26,6 +26,7 @@ static int __init cmstat_init(void)
 
 	cmstat_accounting_init(accounting);
 	cmstat_debug_init(debug_free);
+	cmstat_alloc_init();
 	err = cmstat_heaps_init();
 	if (err)
 		return err;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * cmstat heap statistics: what a heap's cumulative counters (heap_layout.h)
+ * cmstat heap statistics: what a heap's cumulative counters (CMSTAT_HC_*)
  * mean, derived into struct cmstat_heap_stats; the checks of their
  * identities; and the exported ways to read them, on top of the cuts of
  * heap.c.
@@ -40,17 +40,17 @@ void cmstat_derive(const u64 *c, u64 epoch, struct cmstat_heap_stats *st)
 
 	memset(st, 0, sizeof(*st));
 	st->epoch = epoch;
-	st->requested_alloc_bytes = c[HC_REQUESTED_ALLOC_BYTES];
-	st->requested_free_bytes = c[HC_REQUESTED_FREE_BYTES];
+	st->requested_alloc_bytes = c[CMSTAT_HC_REQUESTED_ALLOC_BYTES];
+	st->requested_free_bytes = c[CMSTAT_HC_REQUESTED_FREE_BYTES];
 	st->live_requested_bytes = st->requested_alloc_bytes -
 				   st->requested_free_bytes;
-	st->large_mallocs = c[HC_LARGE_MALLOCS];
-	st->large_frees = c[HC_LARGE_FREES];
+	st->large_mallocs = c[CMSTAT_HC_LARGE_MALLOCS];
+	st->large_frees = c[CMSTAT_HC_LARGE_FREES];
 	st->large_live_objects = st->large_mallocs - st->large_frees;
-	st->large_alloc_bytes = c[HC_LARGE_ALLOC_BYTES];
-	st->large_free_bytes = c[HC_LARGE_FREE_BYTES];
+	st->large_alloc_bytes = c[CMSTAT_HC_LARGE_ALLOC_BYTES];
+	st->large_free_bytes = c[CMSTAT_HC_LARGE_FREE_BYTES];
 	st->large_live_bytes = st->large_alloc_bytes - st->large_free_bytes;
-	st->failed_allocs = c[HC_FAILED_ALLOCS];
+	st->failed_allocs = c[CMSTAT_HC_FAILED_ALLOCS];
 	st->mallocs = st->large_mallocs;
 	st->frees = st->large_frees;
 	st->alloc_bytes = st->large_alloc_bytes;
@@ -59,8 +59,8 @@ void cmstat_derive(const u64 *c, u64 epoch, struct cmstat_heap_stats *st)
 		struct cmstat_class_stats *cs = &st->classes[i];
 
 		cs->size_bytes = cmstat_class_size(i);
-		cs->mallocs = c[HC_CLASS_MALLOCS + i];
-		cs->frees = c[HC_CLASS_FREES + i];
+		cs->mallocs = c[CMSTAT_HC_CLASS_MALLOCS + i];
+		cs->frees = c[CMSTAT_HC_CLASS_FREES + i];
 		cs->live_objects = cs->mallocs - cs->frees;
 		st->mallocs += cs->mallocs;
 		st->frees += cs->frees;
@@ -74,11 +74,11 @@ void cmstat_derive(const u64 *c, u64 epoch, struct cmstat_heap_stats *st)
 /* Live objects by counters @c: negative if a client freed more than it had. */
 s64 cmstat_counters_live_objects(const u64 *c)
 {
-	u64 live = c[HC_LARGE_MALLOCS] - c[HC_LARGE_FREES];
+	u64 live = c[CMSTAT_HC_LARGE_MALLOCS] - c[CMSTAT_HC_LARGE_FREES];
 	unsigned int i;
 
 	for (i = 0; i < CMSTAT_NR_CLASSES; i++)
-		live += c[HC_CLASS_MALLOCS + i] - c[HC_CLASS_FREES + i];
+		live += c[CMSTAT_HC_CLASS_MALLOCS + i] - c[CMSTAT_HC_CLASS_FREES + i];
 	return live;
 }
 
@@ -117,19 +117,19 @@ EXPORT_SYMBOL_GPL(cmstat_heap_stats_valid);
 /* The same on counters: the identities hold by derivation, signs do not. */
 static bool cmstat_counters_valid(const u64 *c)
 {
-	u64 live_bytes = c[HC_LARGE_ALLOC_BYTES] - c[HC_LARGE_FREE_BYTES];
+	u64 live_bytes = c[CMSTAT_HC_LARGE_ALLOC_BYTES] - c[CMSTAT_HC_LARGE_FREE_BYTES];
 	unsigned int i;
 
 	for (i = 0; i < CMSTAT_NR_CLASSES; i++) {
-		if (c[HC_CLASS_FREES + i] > c[HC_CLASS_MALLOCS + i])
+		if (c[CMSTAT_HC_CLASS_FREES + i] > c[CMSTAT_HC_CLASS_MALLOCS + i])
 			return false;
 		live_bytes += cmstat_class_size(i) *
-			      (c[HC_CLASS_MALLOCS + i] - c[HC_CLASS_FREES + i]);
+			      (c[CMSTAT_HC_CLASS_MALLOCS + i] - c[CMSTAT_HC_CLASS_FREES + i]);
 	}
-	return c[HC_REQUESTED_FREE_BYTES] <= c[HC_REQUESTED_ALLOC_BYTES] &&
-	       c[HC_LARGE_FREES] <= c[HC_LARGE_MALLOCS] &&
-	       c[HC_LARGE_FREE_BYTES] <= c[HC_LARGE_ALLOC_BYTES] &&
-	       c[HC_REQUESTED_ALLOC_BYTES] - c[HC_REQUESTED_FREE_BYTES] <=
+	return c[CMSTAT_HC_REQUESTED_FREE_BYTES] <= c[CMSTAT_HC_REQUESTED_ALLOC_BYTES] &&
+	       c[CMSTAT_HC_LARGE_FREES] <= c[CMSTAT_HC_LARGE_MALLOCS] &&
+	       c[CMSTAT_HC_LARGE_FREE_BYTES] <= c[CMSTAT_HC_LARGE_ALLOC_BYTES] &&
+	       c[CMSTAT_HC_REQUESTED_ALLOC_BYTES] - c[CMSTAT_HC_REQUESTED_FREE_BYTES] <=
 	       live_bytes;
 }
 
@@ -159,7 +159,7 @@ void cmstat_cut_sum(struct cmstat_cut *cut)
 
 	memset(cut->all, 0, sizeof(cut->all));
 	for (r = 0; r < cut->nr_rows; r++)
-		for (i = 0; i < HC_NR; i++)
+		for (i = 0; i < CMSTAT_HC_NR; i++)
 			cut->all[i] += cut->rows[r].c[i];
 }
 
@@ -192,7 +192,7 @@ int cmstat_heap_read(struct cmstat_heap *heap, struct cmstat_heap_stats *st)
 
 	if (!heap)
 		return -EINVAL;
-	c = kmalloc_array(HC_NR, sizeof(u64), GFP_KERNEL);
+	c = kmalloc_array(CMSTAT_HC_NR, sizeof(u64), GFP_KERNEL);
 	if (!c)
 		return -ENOMEM;
 	err = cmstat_heap_counters(heap, c, &epoch);

@@ -7,10 +7,14 @@
 # Every figure is the median of its samples, and must have exactly `runs`
 # of them (3 * runs for the reader); every ratio divides two medians.
 # Variables: allcpus (vCPUs of the writer VM), runs, disasm (the summary
-# line of scripts/disasm-writer.sh).
+# line of scripts/disasm.sh), icount (1: the samples are
+# instruction counts from QEMU's -icount shift=0, where a guest ns is one
+# instruction: print them as such), prefix (put before every ratio name).
 
 BEGIN {
-	note["cmstat"] = "consistent"
+	note["cmstat"] = "consistent, from any context"
+	note["cmstat_task"] = "consistent, cmstat_section_begin_task()"
+	note["this_cpu_add_preempt"] = "the same adds inside preempt_disable()/enable()"
 	note["cmstat_mb"] = "cmstat + smp_mb(): the fence the reader's IPI saves"
 	note["this_cpu_add"] = "floor: no consistency"
 	note["seed"] = "Go's design: shared ring, atomics"
@@ -50,15 +54,26 @@ function median(key,    i, j, t, a, m, want) {
 }
 
 function ratio(name, a, b) {
-	ratios = ratios sprintf("ratio %s %.2f\n", name, b ? a / b : 0)
+	ratios = ratios sprintf("ratio %s%s %.2f\n", prefix, name, b ? a / b : 0)
 }
 
 function pct(name, a, b) {
-	ratios = ratios sprintf("ratio %s %.2f\n", name, b ? 100 * (a / b - 1) : 0)
+	ratios = ratios sprintf("ratio %s%s %.2f\n", prefix, name,
+				b ? 100 * (a / b - 1) : 0)
+}
+
+# What one operation's figure is: instructions, or ns (us for the reader).
+function unit(what) {
+	if (icount && what == "reader")
+		return "instructions per snapshot, all vCPUs together"
+	if (icount)
+		return "instructions"
+	return what == "reader" ? "us" : "ns"
 }
 
 function writers(    i, c) {
-	printf "writer: one section adding 64, 1, 64, -1 to 4 counters, ns per section\n"
+	printf "writer: one section adding 64, 1, 64, -1 to 4 counters, %s per section\n",
+		unit("writer")
 	printf "  %-22s %10s %12s\n", "", "1 CPU", "all " allcpus " CPUs"
 	for (i = 1; i <= ncases["writer"]; i++) {
 		c = cases["writer", i]
@@ -68,6 +83,8 @@ function writers(    i, c) {
 	}
 	printf "  disassembly of the cmstat section: %s\n\n", disasm
 	ratio("writer_vs_floor_1cpu", w1["cmstat"], w1["this_cpu_add"])
+	ratio("writer_task_vs_floor_preempt_1cpu", w1["cmstat_task"],
+	      w1["this_cpu_add_preempt"])
 	ratio("writer_vs_floor_allcpu", wa["cmstat"], wa["this_cpu_add"])
 	ratio("fence_vs_cmstat_1cpu", w1["cmstat_mb"], w1["cmstat"])
 	ratio("fence_vs_cmstat_allcpu", wa["cmstat_mb"], wa["cmstat"])
@@ -81,8 +98,8 @@ function writers(    i, c) {
 }
 
 function readers(    i, j, c, m) {
-	printf "reader: one snapshot of a heap's counter set (%d counters), us, no writer running;\n",
-		info["reader_counters"]
+	printf "reader: one snapshot of a heap's counter set (%d counters), %s, no writer running;\n",
+		info["reader_counters"], unit("reader")
 	printf "  rcu_expedited: one synchronize_rcu_expedited(), what an RCU-based reader would wait instead of the IPI\n"
 	printf "  %-6s", "vCPUs"
 	for (j = 1; j <= ncases["reader"]; j++)
@@ -93,7 +110,7 @@ function readers(    i, j, c, m) {
 		printf "  %-6s", c
 		for (j = 1; j <= ncases["reader"]; j++) {
 			m[cases["reader", j]] = median("reader " cases["reader", j] " " c)
-			printf " %14.2f", m[cases["reader", j]] / 1000
+			printf " %14.2f", m[cases["reader", j]] / (icount ? 1 : 1000)
 		}
 		printf " %14.2f\n", m["naive_sum"] ? m["cmstat"] / m["naive_sum"] : 0
 		ratio("reader_vs_naive_" c, m["cmstat"], m["naive_sum"])
@@ -103,23 +120,48 @@ function readers(    i, j, c, m) {
 }
 
 function allocs(    i, j, s, m) {
-	printf "allocator: one alloc + free pair, ns\n"
-	printf "  %-6s", "size"
+	printf "allocator: one alloc + free pair, %s\n", unit("alloc")
+	printf "  %-8s", "size"
 	for (j = 1; j <= ncases["alloc"]; j++)
 		printf " %11s", cases["alloc", j]
 	printf " %14s %9s\n", "on/kmem_cache", "on/off"
 	for (i = 1; i <= nvariants["alloc"]; i++) {
 		s = variants["alloc", i]
-		printf "  %-6s", s
+		printf "  %-8s", s
 		for (j = 1; j <= ncases["alloc"]; j++) {
 			m[cases["alloc", j]] = median("alloc " cases["alloc", j] " " s)
 			printf " %11.2f", m[cases["alloc", j]]
 		}
+		raw[s] = m["kmem_cache"]
 		printf " %+13.1f%% %+8.1f%%\n",
 			m["kmem_cache"] ? 100 * (m["cmstat_on"] / m["kmem_cache"] - 1) : 0,
 			m["cmstat_off"] ? 100 * (m["cmstat_on"] / m["cmstat_off"] - 1) : 0
 		pct("alloc_overhead_pct_" s, m["cmstat_on"], m["kmem_cache"])
+		pct("alloc_off_overhead_pct_" s, m["cmstat_off"], m["kmem_cache"])
 		pct("alloc_accounting_pct_" s, m["cmstat_on"], m["cmstat_off"])
+		pct("kmalloc_vs_kmem_cache_pct_" s, m["kmalloc"], m["kmem_cache"])
+	}
+}
+
+# The extra cases at a few sizes, each against the raw kmem_cache of the
+# allocator table at that size.
+function allocs_extra(    i, j, s, c, m) {
+	printf "\nallocator, other cases: one alloc + free pair, %s (+%% over kmem_cache)\n",
+		unit("alloc")
+	printf "  %-8s", "size"
+	for (j = 1; j <= ncases["alloc_extra"]; j++)
+		printf " %28s", cases["alloc_extra", j]
+	printf "\n"
+	for (i = 1; i <= nvariants["alloc_extra"]; i++) {
+		s = variants["alloc_extra", i]
+		printf "  %-8s", s
+		for (j = 1; j <= ncases["alloc_extra"]; j++) {
+			c = cases["alloc_extra", j]
+			m = median("alloc_extra " c " " s)
+			printf " %18.2f (%+6.1f%%)", m, raw[s] ? 100 * (m / raw[s] - 1) : 0
+			pct(c "_pct_" s, m, raw[s])
+		}
+		printf "\n"
 	}
 }
 
@@ -130,6 +172,8 @@ END {
 		readers()
 	if (ncases["alloc"])
 		allocs()
+	if (ncases["alloc_extra"])
+		allocs_extra()
 	printf "\n%s", ratios
 	if (short != "") {
 		printf "error: wrong sample counts:%s\n", short

@@ -2,17 +2,32 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # bench.sh ("make bench"): build cmstat and cmstat_bench against Debian's
-# stock 6.12 headers, boot Debian's stock 6.12 kernel in QEMU TCG, and
-# measure the writer and allocator groups with SMP vCPUs, then the reader
-# group once per vCPU count in READER_CPUS.  Every figure printed is the
-# median of RUNS samples (3 * RUNS for the reader, whose VMs may have more
-# vCPUs than the host has cores); every ratio is computed from those medians.
+# stock 6.12 headers and boot Debian's stock 6.12 kernel in QEMU TCG, twice
+# over:
+#
+# - instruction counts, the primary figures: with -icount shift=0 the
+#   guest's clock advances exactly 1 ns per instruction executed, so every
+#   time the benchmark measures is an instruction count, reproducible
+#   within 0.1% whatever the host is doing.  The writer and allocator run
+#   in a 1-vCPU VM; the reader once per vCPU count in READER_CPUS, where
+#   the count is over all vCPUs together (the reader's, and the IPI
+#   handlers' on the others).  Instruction counts cannot show cache-line
+#   contention or what a fence costs: the static counts (LOCK-prefixed
+#   instructions, fences, per-CPU read-modify-writes, from the disassembly)
+#   and the wall-clock table stand beside them for that.
+# - wall clock, second: multi-threaded TCG, the writer and allocator with
+#   SMP vCPUs, the reader once per vCPU count.  These swing with the host's
+#   load (by 20-85% here) and say little about hardware.
+#
+# Every figure printed is the median of RUNS samples (3 * RUNS for the
+# reader, whose VMs may have more vCPUs than the host has cores); every
+# ratio is computed from those medians, of one table.
 #
 # Knobs: SMP=N (default: the host's CPU count, so that "all CPUs" really
 # run at once), RUNS=N (default 5, at least 5), READER_CPUS="1 2 4 8 16"
-# (empty: no reader VM), BOOT_ARGS="..." (added to the guest kernel's
-# command line, e.g. init_on_alloc=0), LOGDIR=dir (console logs and the raw
-# samples, default ./logs).
+# (empty: no reader VM), WALL=0 (instruction counts only), BOOT_ARGS="..."
+# (added to the guest kernel's command line, e.g. init_on_alloc=0),
+# LOGDIR=dir (console logs and the raw samples, default ./logs).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/vm.sh"
@@ -20,6 +35,7 @@ set -euo pipefail
 SMP=${SMP:-$(nproc)}
 RUNS=${RUNS:-5}
 READER_CPUS=${READER_CPUS-1 2 4 8 16}
+WALL=${WALL:-1}
 BOOT_ARGS=${BOOT_ARGS:-}
 LOGDIR=${LOGDIR:-$CMSTAT_ROOT/logs}
 BUILDDIR=$CMSTAT_ROOT/.build
@@ -33,32 +49,52 @@ initrd="$BUILDDIR/initramfs-bench.gz"
 make_initramfs "$initrd" "$CMSTAT_ROOT/scripts/guest/bench-init" \
 	"$STOCK_TREE"/module/*.ko "$STOCK_TREE"/bench/*.ko
 
-samples="$LOGDIR/bench.samples"
-: >"$samples"
-
-# boot NAME VCPUS MODE: one VM; its sample lines are appended to $samples.
+# boot SAMPLES NAME VCPUS MODE: one VM; its sample lines are appended to
+# SAMPLES.  VM_ICOUNT (see vm.sh) chooses instruction counts.
 boot() {
-	local log="$LOGDIR/bench-$1.log" rc=0
-	log "$1: $2 vCPUs, console log $log"
-	run_vm "$STOCK_KERNEL" "$initrd" "$log" $((600 + 60 * $2)) "$2" \
-		quiet $BOOT_ARGS "cmstat.bench=$3" "cmstat.runs=$RUNS" || rc=$?
+	local log="$LOGDIR/bench-$2.log" rc=0
+	log "$2: $3 vCPUs, console log $log"
+	run_vm "$STOCK_KERNEL" "$initrd" "$log" $((600 + 60 * $3)) "$3" \
+		quiet $BOOT_ARGS "cmstat.bench=$4" "cmstat.runs=$RUNS" || rc=$?
 	console_between "$log" bench "$rc" >"$log.out"
-	! grep -E '^(error|warning) ' "$log.out" || die "$1 reported the above, see $log"
-	grep -E '^(sample|info) ' "$log.out" >>"$samples" || die "$1 printed no samples, see $log"
+	! grep -E '^(error|warning) ' "$log.out" || die "$2 reported the above, see $log"
+	grep -E '^(sample|info) ' "$log.out" >>"$1" || die "$2 printed no samples, see $log"
 }
 
-boot main "$SMP" main
+icount="$LOGDIR/bench-icount.samples"
+wall="$LOGDIR/bench-wall.samples"
+: >"$icount"
+: >"$wall"
+VM_ICOUNT=1 boot "$icount" icount-main 1 main
 for n in $READER_CPUS; do
-	boot "reader-$n" "$n" reader
+	VM_ICOUNT=1 boot "$icount" "icount-reader-$n" "$n" reader
 done
-disasm=$(bash "$CMSTAT_ROOT/scripts/disasm-writer.sh" "$STOCK_KDIR" | tail -n 1)
+if [ "$WALL" = 1 ]; then
+	boot "$wall" main "$SMP" main
+	for n in $READER_CPUS; do
+		boot "$wall" "reader-$n" "$n" reader
+	done
+fi
+disasm=$(bash "$CMSTAT_ROOT/scripts/disasm.sh" "$STOCK_KDIR")
 
 echo "cmstat benchmarks, $(date -u +%Y-%m-%d)"
 echo "guest: Debian's stock $STOCK_ABI in $(qemu-system-x86_64 --version | head -n1 | sed 's/ (.*//'), TCG (emulated, no KVM), -cpu max, 2 GiB"
 echo "host: $(lscpu | sed -n 's/^Model name: *//p'), $(nproc) CPUs"
 echo "guest kernel command line adds: ${BOOT_ARGS:-nothing}"
-echo "figures: medians of $RUNS samples ($((RUNS * 3)) for the reader), raw samples in $samples"
+echo "figures: medians of $RUNS samples ($((RUNS * 3)) for the reader), raw samples in $icount and $wall"
 echo
-awk -v allcpus="$SMP" -v runs="$RUNS" -v disasm="$disasm" \
-	-f "$CMSTAT_ROOT/scripts/bench-summary.awk" "$samples"
+echo "== Instruction counts (QEMU -icount shift=0: one guest ns is one instruction), 1 vCPU; the reader with READER_CPUS vCPUs =="
+echo
+awk -v allcpus=1 -v runs="$RUNS" -v disasm="$(echo "$disasm" | tail -n 1)" \
+	-v icount=1 -v prefix=icount_ -f "$CMSTAT_ROOT/scripts/bench-summary.awk" "$icount"
+echo
+echo "== Static counts, from the disassembly of the code clients compile (scripts/disasm.sh): whole functions, fast and slow paths =="
+echo "$disasm" | grep -E '^cmstat_probe_[a-z0-9_]+: instructions=' | sed 's/^/  /'
+if [ "$WALL" = 1 ]; then
+	echo
+	echo "== Wall clock (multi-threaded TCG, $SMP vCPUs): swings 20-85% with the host's load; compare rows of this table only =="
+	echo
+	awk -v allcpus="$SMP" -v runs="$RUNS" -v disasm="$(echo "$disasm" | tail -n 1)" \
+		-v icount=0 -v prefix=wall_ -f "$CMSTAT_ROOT/scripts/bench-summary.awk" "$wall"
+fi
 echo "make bench took $(($(date +%s) - start)) s"

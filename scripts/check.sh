@@ -7,8 +7,10 @@
 # and against Debian's stock 6.1 and 6.12 headers, checks the packaging
 # (scripts/packaging.sh: dkms, make install, a client built against it),
 # boots each test kernel in QEMU TCG, runs the KUnit suites and the in-VM
-# shell checks, parses the KTAP with the kernel tree's kunit.py, scans the
-# console for anything the kernel reported, and ends with "N passed, N failed".
+# shell checks, holds the fast paths to their instruction budgets
+# (scripts/budget.sh), parses the KTAP with the kernel tree's kunit.py,
+# scans the console for anything the kernel reported, and ends with
+# "N passed, N failed".
 #
 # Knobs (environment or make variables):
 #   SMP=N          vCPUs of the test VMs (default 4)
@@ -314,6 +316,11 @@ count_gates packaging "$pkg_rc" "$pkg_log" "packaging: scripts/packaging.sh"
 echo "packaging checks: make check waited $(($(date +%s) - pkg_wait)) s for them"
 
 boot_all
+# The instruction budgets (scripts/budget.sh): one more, short VM, of the
+# stock 6.12 kernel with the modules built against its headers above.
+LOGDIR=$LOGDIR bash "$CMSTAT_ROOT/scripts/budget.sh" "$BUILDDIR/stock-$(stock_abi 6.12)" \
+	>"$BUILDDIR/budget.log" 2>&1
+count_gates budget $? "$BUILDDIR/budget.log" "budget: scripts/budget.sh"
 for flavour in $flavours; do
 	test_vm_report "$flavour"
 done

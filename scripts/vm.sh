@@ -36,13 +36,26 @@ console_between() {
 		{ grep -v "cmstat-$2-" || true; }
 }
 
+# How QEMU runs the guest: multi-threaded TCG, one host thread per vCPU.
+# With VM_ICOUNT=1 (the benchmarks' instruction counts), one thread for
+# all vCPUs and -icount shift=0,sleep=off: the guest's clock advances
+# exactly 1 ns per instruction executed, by any vCPU, and skips idle time.
+vm_accel() {
+	if [ "${VM_ICOUNT:-0}" = 1 ]; then
+		echo "-accel tcg,thread=single -icount shift=0,sleep=off"
+	else
+		echo "-accel tcg,thread=multi"
+	fi
+}
+
 # run_vm KERNEL INITRD LOG TIMEOUT SMP [CMDLINE...]: boot, console to LOG.
 # Returns QEMU's status, 124 on timeout.
 run_vm() {
 	local kernel=$1 initrd=$2 log=$3 tmo=$4 smp=$5
 	shift 5
+	# shellcheck disable=SC2046 # vm_accel's words are separate arguments
 	timeout --kill-after=10 "$tmo" qemu-system-x86_64 \
-		-accel tcg,thread=multi -cpu max -smp "$smp" -m 2G \
+		$(vm_accel) -cpu max -smp "$smp" -m 2G \
 		-kernel "$kernel" -initrd "$initrd" \
 		-append "console=ttyS0 panic=-1 oops=panic printk.devkmsg=on cmstat.smp=$smp $*" \
 		-nographic -no-reboot </dev/null >"$log" 2>"$log.qemu"

@@ -8,28 +8,41 @@
  * size class, shared by all heaps) and, above the largest class, from the
  * page allocator through kmalloc().  Documentation/allocator.rst has the
  * class table and the contract.
+ *
+ * Allocation and free are inline, as kmalloc() is: the client's own code
+ * calls kmem_cache_alloc() and kfree(), so tracepoints and kmemleak name
+ * it, and with a size known at compile time the class and its cache are
+ * too.  Large sizes, debug_free, failures and accounting=0's bookkeeping
+ * stay out of line, in cmstat.ko.
  */
 #ifndef _CMSTAT_ALLOC_H
 #define _CMSTAT_ALLOC_H
 
+#include <linux/bitops.h>
 #include <linux/gfp.h>
+#include <linux/jump_label.h>
+#include <linux/list.h>
+#include <linux/overflow.h>
 #include <linux/slab.h>
 #include <linux/types.h>
+
+#include <cmstat/counters.h>
 
 /**
  * CMSTAT_NR_CLASSES - number of size classes
  *
- * The classes go from 8 B to %CMSTAT_MAX_CLASS_SIZE; rounding a request up
- * to its class wastes at most 1/9 of the object from 128 B up.
+ * The classes go from 8 B to %CMSTAT_MAX_CLASS_SIZE: eight per doubling up
+ * to 32 KiB, so that rounding a request up to its class wastes at most 1/9
+ * of the object from 128 B up; then 64, 128 and 256 KiB.
  */
-#define CMSTAT_NR_CLASSES	74
+#define CMSTAT_NR_CLASSES	77
 
 /**
  * CMSTAT_MAX_CLASS_SIZE - the largest size class, in bytes
  *
  * Larger allocations come from the page allocator, in whole pages.
  */
-#define CMSTAT_MAX_CLASS_SIZE	32768
+#define CMSTAT_MAX_CLASS_SIZE	262144
 
 /**
  * CMSTAT_ALLOC_MAX - the largest allocation, in bytes
@@ -43,7 +56,53 @@
  */
 #define CMSTAT_HEAP_NAME_MAX	31
 
-struct cmstat_heap;
+struct dentry;
+struct cmstat_stats_kobj;
+
+/**
+ * struct cmstat_heap - a named heap
+ * @slots: its counters' per-CPU slots, for the inline fast path
+ *
+ * Clients hold a pointer from cmstat_heap_create() and touch nothing in
+ * it: only cmstat's inline allocation functions read @slots.  The rest is
+ * cmstat.ko's.
+ */
+struct cmstat_heap {
+	u64 __percpu *slots;
+	/* private: */
+	/*
+	 * The heap's counter set, in cmstat_heap_group (@slots are its); NULL
+	 * for a heap destroyed by a cmstat loaded with accounting=0.
+	 */
+	struct cmstat_counters *stats;
+	/* In the list of live heaps, of orphans, or of kept heaps. */
+	struct list_head node;
+	/* Unique while cmstat is loaded: finds the heap's row in a cut. */
+	u64 id;
+	struct dentry *debugfs;
+	struct cmstat_stats_kobj *sysfs;
+	unsigned long flags;		/* CMSTAT_HEAP_*, module/internal.h */
+	char name[CMSTAT_HEAP_NAME_MAX + 1];
+};
+
+/*
+ * A heap's counters, cumulative only: everything "live", and the bytes held
+ * by class allocations (class size times count), is derived when read.  So
+ * an allocation or a free in a size class moves two counters: its class's
+ * count and the requested bytes; a large one three.
+ */
+enum {
+	CMSTAT_HC_REQUESTED_ALLOC_BYTES,
+	CMSTAT_HC_REQUESTED_FREE_BYTES,
+	CMSTAT_HC_LARGE_MALLOCS,
+	CMSTAT_HC_LARGE_FREES,
+	CMSTAT_HC_LARGE_ALLOC_BYTES,
+	CMSTAT_HC_LARGE_FREE_BYTES,
+	CMSTAT_HC_FAILED_ALLOCS,
+	CMSTAT_HC_CLASS_MALLOCS,
+	CMSTAT_HC_CLASS_FREES = CMSTAT_HC_CLASS_MALLOCS + CMSTAT_NR_CLASSES,
+	CMSTAT_HC_NR = CMSTAT_HC_CLASS_FREES + CMSTAT_NR_CLASSES,
+};
 
 /**
  * struct cmstat_class_stats - one size class in a snapshot
@@ -61,7 +120,8 @@ struct cmstat_class_stats {
 
 /**
  * struct cmstat_heap_stats - one consistent snapshot of a heap's statistics
- * @epoch: number of this snapshot of this heap's (or all heaps') counters
+ * @epoch: number of the snapshot: of all heaps at one instant, whatever was
+ *	read of it
  * @live_bytes: bytes held now, as the allocator holds them (class size, or
  *	whole pages above the largest class)
  * @live_requested_bytes: bytes callers asked for and still hold; the gap to
@@ -114,11 +174,13 @@ struct cmstat_heap *cmstat_heap_create(const char *name);
 void cmstat_heap_destroy(struct cmstat_heap *heap);
 const char *cmstat_heap_name(const struct cmstat_heap *heap);
 
-void *cmstat_alloc(struct cmstat_heap *heap, size_t size, gfp_t gfp);
-void *cmstat_zalloc(struct cmstat_heap *heap, size_t size, gfp_t gfp);
-void *cmstat_alloc_array(struct cmstat_heap *heap, size_t n, size_t size,
-			 gfp_t gfp);
-void cmstat_free(struct cmstat_heap *heap, const void *obj, size_t size);
+void *__cmstat_alloc(struct cmstat_heap *heap, size_t size, gfp_t gfp);
+void __cmstat_free(struct cmstat_heap *heap, const void *obj, size_t size);
+void *__cmstat_alloc_tail(struct cmstat_heap *heap, void *obj,
+			  unsigned int class, size_t size, gfp_t gfp);
+void __cmstat_alloc_failed(struct cmstat_heap *heap);
+void __cmstat_free_tail(struct cmstat_heap *heap, const void *obj,
+			unsigned int class, size_t size);
 
 int cmstat_heap_read(struct cmstat_heap *heap, struct cmstat_heap_stats *st);
 int cmstat_heaps_read(struct cmstat_heap *const *heaps, unsigned int n,
@@ -133,6 +195,249 @@ size_t cmstat_alloc_held_bytes(size_t size);
 unsigned long cmstat_debug_invalid_frees(void);
 bool cmstat_debug_free_enabled(void);
 
+/*
+ * What the inline fast path reads of cmstat.ko: the group of every heap's
+ * counters, the class tables (filled at load, read-only after), and the
+ * switch of the inline accounting: on unless cmstat was loaded with
+ * accounting=0 or debug_free=1, whose bookkeeping is out of line.
+ */
+extern struct cmstat_group cmstat_heap_group;
+extern const u32 cmstat_class_sizes[CMSTAT_NR_CLASSES];
+extern struct kmem_cache *cmstat_class_caches[CMSTAT_NR_CLASSES];
+DECLARE_STATIC_KEY_TRUE(cmstat_inline_accounting);
+DECLARE_STATIC_KEY_FALSE(cmstat_debug_free_key);
+
+/*
+ * Sizes up to 1 KiB are looked up by 8-byte granule, up to 32 KiB by
+ * 128-byte granule (every class up to 1 KiB is a multiple of 8, above it
+ * of 128); above 32 KiB the classes are powers of two.
+ */
+#define CMSTAT_BY_8_MAX		1024
+#define CMSTAT_BY_128_MAX	32768
+#define CMSTAT_BY_8_ENTRIES	(CMSTAT_BY_8_MAX / 8 + 1)
+#define CMSTAT_BY_128_ENTRIES	(CMSTAT_BY_128_MAX / 128 + 1)
+#define CMSTAT_POW2_FIRST	74	/* the 64 KiB class */
+extern u8 cmstat_class_by_8[CMSTAT_BY_8_ENTRIES];
+extern u8 cmstat_class_by_128[CMSTAT_BY_128_ENTRIES];
+
+/*
+ * The class of @size, 1 to %CMSTAT_MAX_CLASS_SIZE, worked out from the
+ * table's shape: what the compiler folds for a constant size.  Up to 32 B
+ * the classes step by 8, up to 128 B by 16, then eight per doubling, then
+ * powers of two.  KUnit checks it against the table for every size.
+ * It returns a size_t because sparse folds every branch for a constant,
+ * the ones that do not run too, and would flag their narrowing.
+ */
+static __always_inline size_t __cmstat_class_calc(size_t size)
+{
+	unsigned int order;
+
+	if (size <= 32)
+		return (size - 1) / 8;
+	if (size <= 128)
+		return 3 + (size - 17) / 16;
+	order = fls_long(size - 1);		/* 2^(order - 1) < size <= 2^order */
+	if (size <= CMSTAT_BY_128_MAX)
+		return 10 + 8 * (order - 8) +
+		       (size - (1UL << (order - 1)) - 1) / (1UL << (order - 4));
+	return CMSTAT_POW2_FIRST + order - 16;
+}
+
+/* The class of @size, 1 to %CMSTAT_MAX_CLASS_SIZE, at run time. */
+static __always_inline unsigned int __cmstat_class_lookup(size_t size)
+{
+	if (size <= CMSTAT_BY_8_MAX)
+		return cmstat_class_by_8[(size + 7) / 8];
+	if (size <= CMSTAT_BY_128_MAX)
+		return cmstat_class_by_128[(size + 127) / 128];
+	return CMSTAT_POW2_FIRST + fls_long(size - 1) - 16;
+}
+
+static __always_inline unsigned int __cmstat_class(size_t size)
+{
+	if (__builtin_constant_p(size))
+		return __cmstat_class_calc(size);
+	return __cmstat_class_lookup(size);
+}
+
+/*
+ * Whether an allocator section runs in task context, cheaply: every
+ * allocation that may block does, and of the rest one test of the
+ * preemption count tells.  A section never runs in NMI context: the slab
+ * allocator cannot.
+ */
+static __always_inline bool __cmstat_in_task(gfp_t gfp)
+{
+	return gfpflags_allow_blocking(gfp) ||
+	       likely(!(preempt_count() & (NMI_MASK | HARDIRQ_MASK |
+					   SOFTIRQ_OFFSET)));
+}
+
+/*
+ * One writer section on the heap's counters, in context @ctx: a class
+ * allocation or free moves its class's count and the requested bytes.
+ * Straight-line: the slots come from the heap, the generation from the
+ * heap group.
+ */
+static __always_inline void __cmstat_account_in(const struct cmstat_heap *heap,
+						unsigned int ctx,
+						unsigned int count_idx,
+						unsigned int requested_idx,
+						size_t size)
+{
+	struct cmstat_section sec;
+	u64 __percpu *slot;
+
+	__cmstat_section_open(&sec, &cmstat_heap_group, ctx);
+	slot = __cmstat_slot(&sec, heap->slots);
+	cmstat_section_add(slot, count_idx, 1);
+	cmstat_section_add(slot, requested_idx, size);
+	cmstat_section_end(&sec);
+}
+
+/*
+ * The same, written out twice: in task context the sequence counter's
+ * address is a constant, and only interrupts compute the level.
+ */
+static __always_inline void __cmstat_account(const struct cmstat_heap *heap,
+					     gfp_t gfp, unsigned int count_idx,
+					     unsigned int requested_idx,
+					     size_t size)
+{
+	if (__cmstat_in_task(gfp))
+		__cmstat_account_in(heap, CMSTAT_CTX_TASK, count_idx,
+				    requested_idx, size);
+	else
+		__cmstat_account_in(heap, interrupt_context_level(), count_idx,
+				    requested_idx, size);
+}
+
+/**
+ * cmstat_alloc() - allocate memory from a heap
+ * @heap: heap to account the allocation in
+ * @size: bytes wanted; at most %CMSTAT_ALLOC_MAX
+ * @gfp: passed to the slab or page allocator as is, so GFP_ATOMIC works
+ *	from interrupt context; __GFP_ZERO zeroes the memory
+ *
+ * Sizes up to %CMSTAT_MAX_CLASS_SIZE are rounded up to their size class
+ * and served by the class's kmem_cache; larger ones by kmalloc(), which
+ * takes them from the page allocator in whole power-of-two page blocks.
+ * The memory is aligned as kmalloc() would align it, and may be copied to
+ * and from user space whole.  Inline: a constant @size picks its class at
+ * compile time.  __cmstat_alloc() is the same, out of line.
+ *
+ * Return: the memory; ZERO_SIZE_PTR for @size 0, as kmalloc() (not
+ * counted, and freeing it is a no-op); NULL on failure or when @size is
+ * above %CMSTAT_ALLOC_MAX, counted in failed_allocs, without a warning.
+ */
+static __always_inline void *cmstat_alloc(struct cmstat_heap *heap,
+					  size_t size, gfp_t gfp)
+{
+	unsigned int class;
+	void *obj;
+
+	/* 0, large or too large: one test, as an unsigned 0 - 1 is huge. */
+	if (size - 1 >= CMSTAT_MAX_CLASS_SIZE)
+		return __cmstat_alloc(heap, size, gfp);
+	class = __cmstat_class(size);
+	obj = kmem_cache_alloc(cmstat_class_caches[class], gfp);
+	if (static_branch_likely(&cmstat_inline_accounting)) {
+		if (unlikely(!obj)) {
+			__cmstat_alloc_failed(heap);
+			return NULL;
+		}
+		__cmstat_account(heap, gfp, CMSTAT_HC_CLASS_MALLOCS + class,
+				 CMSTAT_HC_REQUESTED_ALLOC_BYTES, size);
+		return obj;
+	}
+	if (static_branch_unlikely(&cmstat_debug_free_key))
+		return __cmstat_alloc_tail(heap, obj, class, size, gfp);
+	return obj;
+}
+
+/**
+ * cmstat_zalloc() - allocate zeroed memory from a heap
+ * @heap: heap to account the allocation in
+ * @size: bytes wanted
+ * @gfp: allocation flags
+ *
+ * Return: as cmstat_alloc().
+ */
+static __always_inline void *cmstat_zalloc(struct cmstat_heap *heap,
+					   size_t size, gfp_t gfp)
+{
+	return cmstat_alloc(heap, size, gfp | __GFP_ZERO);
+}
+
+/**
+ * cmstat_alloc_array() - allocate an array from a heap
+ * @heap: heap to account the allocation in
+ * @n: number of elements
+ * @size: bytes per element
+ * @gfp: allocation flags
+ *
+ * Free it with cmstat_free_array() and the same @n and @size.
+ *
+ * Return: as cmstat_alloc() for @n * @size bytes; NULL, counted as a
+ * failure, if the product overflows.
+ */
+static __always_inline void *cmstat_alloc_array(struct cmstat_heap *heap,
+						size_t n, size_t size,
+						gfp_t gfp)
+{
+	size_t bytes;
+
+	if (unlikely(check_mul_overflow(n, size, &bytes)))
+		return __cmstat_alloc(heap, SIZE_MAX, gfp);
+	return cmstat_alloc(heap, bytes, gfp);
+}
+
+/**
+ * cmstat_free() - free memory from cmstat_alloc() or cmstat_zalloc()
+ * @heap: the heap it was allocated from
+ * @obj: the memory; NULL and ZERO_SIZE_PTR are no-ops
+ * @size: the size passed to the allocation
+ *
+ * A sized free: the size names the class the statistics move, so cmstat
+ * keeps no per-object header.  The memory goes back through kfree(), which
+ * finds the object's slab (or pages) by itself.  Any context, like the
+ * allocation.  Inline; __cmstat_free() is the same, out of line.
+ *
+ * Freeing with another size or into another heap than the allocation used
+ * is a contract violation.  It cannot damage memory, only the statistics:
+ * cmstat reports the heap whose statistics it broke, once, in the kernel
+ * log.  With the module parameter debug_free=1, cmstat tracks every live
+ * object, reports such a free (and a double free, or a free of memory it
+ * did not allocate) as it happens, counts it
+ * (cmstat_debug_invalid_frees()), and leaves the object allocated and the
+ * statistics alone.
+ */
+static __always_inline void cmstat_free(struct cmstat_heap *heap,
+					const void *obj, size_t size)
+{
+	unsigned int class;
+
+	if (size - 1 >= CMSTAT_MAX_CLASS_SIZE) {
+		__cmstat_free(heap, obj, size);
+		return;
+	}
+	class = __cmstat_class(size);
+	if (static_branch_likely(&cmstat_inline_accounting)) {
+		if (unlikely(ZERO_OR_NULL_PTR(obj)))
+			return;
+		/* Whatever @size says: kfree() finds the object's own slab. */
+		kfree(obj);
+		__cmstat_account(heap, 0, CMSTAT_HC_CLASS_FREES + class,
+				 CMSTAT_HC_REQUESTED_FREE_BYTES, size);
+		return;
+	}
+	if (static_branch_unlikely(&cmstat_debug_free_key)) {
+		__cmstat_free_tail(heap, obj, class, size);
+		return;
+	}
+	kfree(obj);	/* NULL and ZERO_SIZE_PTR are no-ops for it too */
+}
+
 /**
  * cmstat_free_array() - free an array from cmstat_alloc_array()
  * @heap: the heap it was allocated from
@@ -140,8 +445,9 @@ bool cmstat_debug_free_enabled(void);
  * @n: number of elements, as passed to cmstat_alloc_array()
  * @size: element size, as passed to cmstat_alloc_array()
  */
-static inline void cmstat_free_array(struct cmstat_heap *heap, const void *obj,
-				     size_t n, size_t size)
+static __always_inline void cmstat_free_array(struct cmstat_heap *heap,
+					      const void *obj, size_t n,
+					      size_t size)
 {
 	/* Cannot overflow: the allocation it frees checked the product. */
 	cmstat_free(heap, obj, n * size);

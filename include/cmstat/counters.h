@@ -300,6 +300,13 @@ cmstat_section_begin_task(struct cmstat_section *sec,
 	return true;
 }
 
+/* The slots of the open section's generation in @delta, a set's slots. */
+static __always_inline u64 __percpu *
+__cmstat_slot(const struct cmstat_section *sec, u64 __percpu *delta)
+{
+	return (u64 __percpu *)((u8 __percpu *)delta + sec->slot_off);
+}
+
 /**
  * cmstat_section_slot() - this CPU's slots of @set for the open section
  * @sec: the open section
@@ -312,7 +319,7 @@ static __always_inline u64 __percpu *
 cmstat_section_slot(const struct cmstat_section *sec,
 		    const struct cmstat_counters *set)
 {
-	return (u64 __percpu *)((u8 __percpu *)set->delta + sec->slot_off);
+	return __cmstat_slot(sec, set->delta);
 }
 
 /**

@@ -1,14 +1,14 @@
 # SPDX-License-Identifier: GPL-2.0
 # cmstat_bench, with few iterations, runs every case of every group and
 # unloads cleanly (make bench runs it for real; here the debug kernel
-# watches it).  Expected sample lines: writer 7 cases x 2, reader 4,
-# allocator 3 cases x 7 sizes (cmstat_on, kmem_cache, kmalloc: cmstat is
-# loaded with accounting on here).
+# watches it).  Expected sample lines: writer 9 cases x 2, reader 7,
+# allocator 3 cases x 11 sizes (cmstat_on, kmem_cache, kmalloc: cmstat is
+# loaded with accounting on here), and 3 more cases x 2 sizes.
 echo "cmstat bench-smoke start" >/dev/kmsg
 insmod /lib/cmstat/cmstat_bench.ko writer_iters=2000 reader_iters=2 \
 	alloc_iters=200 || exit 1
 rmmod cmstat_bench || exit 1
-for g in writer:14 reader:4 alloc:21; do
+for g in writer:18 reader:7 alloc:33 alloc_extra:6; do
 	n=$(dmesg | sed -n '/cmstat bench-smoke start/,$p' |
 		grep -c "cmstat_bench: sample ${g%:*} ")
 	echo "${g%:*}: $n sample lines, ${g#*:} expected"
