@@ -150,9 +150,11 @@ struct held_section {
 /*
  * Held until released, bounded so that a failed test cannot hang the
  * machine: by count, not by time, as a busy host makes the guest's clock
- * jump by seconds at once.  2^30 spins are seconds of the writer's CPU.
+ * jump by seconds at once, and a softirq spinning here can stall the
+ * guest's timers.  2^28 spins are some 40 s under QEMU with the debug
+ * kernel, where the test needs less than one.
  */
-#define HOLD_MAX_SPINS BIT(30)
+#define HOLD_MAX_SPINS BIT(28)
 
 static void hold_section(struct held_section *h)
 {
@@ -215,50 +217,68 @@ static int held_reader_fn(void *arg)
 }
 
 /*
- * With @h's section open on another CPU, a reader on @rcpu must wait for
- * it until it is released, and then hold the update wholly or not at all.
+ * The reader, created and bound to @rcpu before the writer opens its
+ * section: once a BH work item spins on the writer's CPU, that CPU looks
+ * idle to the scheduler, and a task woken there (kthreadd, creating a
+ * thread) waits for the section too.
  */
-static void expect_reader_held(struct kunit *test, struct held_section *h,
-			       unsigned int rcpu)
+static struct task_struct *held_reader_create(struct kunit *test,
+					      struct held_reader *r,
+					      struct cmstat_counters *set,
+					      unsigned int rcpu)
 {
-	struct held_reader r = { .set = h->set };
-	u64 totals[NR_TEST_COUNTERS];
 	struct task_struct *rt;
 
-	init_completion(&r.started);
-	init_completion(&r.done);
-	rt = kthread_create(held_reader_fn, &r, "cmstat_held_r");
-	if (IS_ERR(rt)) {
-		WRITE_ONCE(h->release, true);
-		KUNIT_FAIL(test, "kthread_create: %pe", rt);
-		return;
-	}
+	r->set = set;
+	init_completion(&r->started);
+	init_completion(&r->done);
+	rt = kthread_create(held_reader_fn, r, "cmstat_held_r");
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, rt);
 	kthread_bind(rt, rcpu);
-	wake_up_process(rt);
-	wait_for_completion(&r.started);
+	return rt;
+}
 
-	/* The reader must still be waiting for the open section. */
-	KUNIT_EXPECT_EQ(test, wait_for_completion_timeout(&r.done,
-							  msecs_to_jiffies(300)),
-			0);
+/*
+ * How long the reader must be seen waiting: 300 ms of busy-waiting, as
+ * a timer could not be trusted while the writer spins in a softirq (the
+ * CPU that would expire it may be the writer's, stuck in the section).
+ */
+#define HELD_POLLS	3000
+#define HELD_POLL_US	100
+
+/*
+ * With @h's section open on another CPU, the reader @rt must wait for it
+ * until it is released, and then hold the update wholly or not at all.
+ */
+static void expect_reader_held(struct kunit *test, struct held_section *h,
+			       struct held_reader *r, struct task_struct *rt)
+{
+	u64 totals[NR_TEST_COUNTERS];
+	unsigned int i;
+
+	wake_up_process(rt);
+	wait_for_completion(&r->started);
+	for (i = 0; i < HELD_POLLS && !completion_done(&r->done); i++)
+		udelay(HELD_POLL_US);
+	KUNIT_EXPECT_FALSE_MSG(test, completion_done(&r->done),
+			       "the reader did not wait for the open section");
 	WRITE_ONCE(h->release, true);
-	wait_for_completion(&r.done);
+	wait_for_completion(&r->done);
 	kthread_stop(rt);
 	KUNIT_EXPECT_FALSE(test, h->timed_out);
 
-	KUNIT_EXPECT_EQ(test, r.err, 0);
-	KUNIT_EXPECT_EQ(test, r.totals[0], r.totals[1]);
+	KUNIT_EXPECT_EQ(test, r->err, 0);
+	KUNIT_EXPECT_EQ(test, r->totals[0], r->totals[1]);
 	kunit_info(test, "held update %s the reader's snapshot\n",
-		   r.totals[0] ? "in" : "not in");
+		   r->totals[0] ? "in" : "not in");
 	read_ok(test, h->set, totals);
 	KUNIT_EXPECT_EQ(test, totals[0], 1);
 	KUNIT_EXPECT_EQ(test, totals[1], 1);
 }
 
 /*
- * The test itself runs on the second CPU, away from the writer's: a
- * softirq section spinning on the CPU the test was running on would stop
- * the test until the writer gave up.
+ * The test itself runs on the second CPU, away from the writer's, where a
+ * softirq section spinning would hold it up too.
  */
 static void held_init(struct kunit *test, struct held_section *h)
 {
@@ -276,17 +296,21 @@ static void held_init(struct kunit *test, struct held_section *h)
 static void counters_task_section_holds_reader(struct kunit *test)
 {
 	struct held_section h = { };
-	struct task_struct *wt;
+	struct held_reader r = { };
+	struct task_struct *wt, *rt;
 
 	held_init(test, &h);
+	rt = held_reader_create(test, &r, h.set, cpumask_first(cpu_online_mask));
 	wt = kthread_create(held_task_fn, &h, "cmstat_held_w");
+	if (IS_ERR(wt))
+		kthread_stop(rt);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, wt);
 	kthread_bind(wt, cpumask_last(cpu_online_mask));
 	wake_up_process(wt);
 	wait_for_completion(&h.opened);
 	KUNIT_EXPECT_EQ(test, h.ctx, CMSTAT_CTX_TASK);
 
-	expect_reader_held(test, &h, cpumask_first(cpu_online_mask));
+	expect_reader_held(test, &h, &r, rt);
 	kthread_stop(wt);
 	cmstat_counters_free(h.set);
 }
@@ -299,14 +323,17 @@ static void counters_task_section_holds_reader(struct kunit *test)
 static void counters_softirq_section_holds_reader(struct kunit *test)
 {
 	struct held_section h = { };
+	struct held_reader r = { };
+	struct task_struct *rt;
 
 	held_init(test, &h);
+	rt = held_reader_create(test, &r, h.set, cpumask_first(cpu_online_mask));
 	INIT_WORK(&h.bh_work, held_bh_fn);
 	queue_work_on(cpumask_last(cpu_online_mask), system_bh_wq, &h.bh_work);
 	wait_for_completion(&h.opened);
 	KUNIT_EXPECT_EQ(test, h.ctx, CMSTAT_CTX_SOFTIRQ);
 
-	expect_reader_held(test, &h, cpumask_first(cpu_online_mask));
+	expect_reader_held(test, &h, &r, rt);
 	flush_work(&h.bh_work);
 	cmstat_counters_free(h.set);
 }
