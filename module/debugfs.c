@@ -75,33 +75,67 @@ static const char * const cmstat_row_kinds[] = {
 	[CMSTAT_ROW_DESTROYED] = "destroyed",
 };
 
-static int cmstat_stats_show(struct seq_file *m, void *unused)
+/*
+ * A stats file is a sequence of records, shown one by one so that seq_file
+ * formats each once into its page-sized buffer, whatever the number of
+ * heaps: the header (format and epoch) at 0, then the rows its view shows.
+ */
+static loff_t cmstat_view_records(const struct cmstat_view *v)
+{
+	switch (v->rows) {
+	case CMSTAT_VIEW_EVERYTHING:
+		return 1 + v->cut->nr_rows + 1;
+	case CMSTAT_VIEW_ALL:
+		return 2;
+	default:
+		return 1 + !!cmstat_cut_find(v->cut, v->heap_id);
+	}
+}
+
+static void *cmstat_stats_start(struct seq_file *m, loff_t *pos)
+{
+	return *pos < cmstat_view_records(m->private) ? pos : NULL;
+}
+
+static void *cmstat_stats_next(struct seq_file *m, void *p, loff_t *pos)
+{
+	++*pos;
+	return cmstat_stats_start(m, pos);
+}
+
+static void cmstat_stats_stop(struct seq_file *m, void *p)
+{
+}
+
+static int cmstat_stats_show(struct seq_file *m, void *p)
 {
 	struct cmstat_view *v = m->private;
 	const struct cmstat_cut *cut = v->cut;
+	loff_t rec = *(loff_t *)p;
 	const struct cmstat_row *row;
-	unsigned int r;
 
-	seq_printf(m, "%s\nepoch %llu\n", CMSTAT_STATS_FORMAT, cut->epoch);
-	switch (v->rows) {
-	case CMSTAT_VIEW_EVERYTHING:
-		for (r = 0; r < cut->nr_rows; r++) {
-			row = &cut->rows[r];
-			cmstat_print_record(m, v, cmstat_row_kinds[row->kind],
-					    row->name, row->c);
-		}
-		fallthrough;
-	case CMSTAT_VIEW_ALL:
-		cmstat_print_record(m, v, "all", "", cut->all);
-		break;
-	case CMSTAT_VIEW_HEAP:
+	if (rec == 0) {
+		seq_printf(m, "%s\nepoch %llu\n", CMSTAT_STATS_FORMAT,
+			   cut->epoch);
+	} else if (v->rows == CMSTAT_VIEW_HEAP) {
 		row = cmstat_cut_find(cut, v->heap_id);
-		if (row)
-			cmstat_print_record(m, v, "heap", row->name, row->c);
-		break;
+		cmstat_print_record(m, v, "heap", row->name, row->c);
+	} else if (v->rows == CMSTAT_VIEW_EVERYTHING && rec <= cut->nr_rows) {
+		row = &cut->rows[rec - 1];
+		cmstat_print_record(m, v, cmstat_row_kinds[row->kind],
+				    row->name, row->c);
+	} else {
+		cmstat_print_record(m, v, "all", "", cut->all);
 	}
 	return 0;
 }
+
+static const struct seq_operations cmstat_stats_sops = {
+	.start = cmstat_stats_start,
+	.next = cmstat_stats_next,
+	.stop = cmstat_stats_stop,
+	.show = cmstat_stats_show,
+};
 
 /* i_private: NULL for "stats", &cmstat_debugfs_root for all/, or a heap. */
 static int cmstat_stats_open(struct inode *inode, struct file *file)
@@ -120,13 +154,16 @@ static int cmstat_stats_open(struct inode *inode, struct file *file)
 	v->cut = cmstat_cut_take();
 	err = PTR_ERR_OR_ZERO(v->cut);
 	if (!err) {
-		err = single_open(file, cmstat_stats_show, v);
+		err = seq_open(file, &cmstat_stats_sops);
 		if (err)
 			kvfree(v->cut);
 	}
-	if (err)
+	if (err) {
 		kfree(v);
-	return err;
+		return err;
+	}
+	((struct seq_file *)file->private_data)->private = v;
+	return 0;
 }
 
 static int cmstat_stats_release(struct inode *inode, struct file *file)
@@ -135,7 +172,7 @@ static int cmstat_stats_release(struct inode *inode, struct file *file)
 
 	kvfree(v->cut);
 	kfree(v);
-	return single_release(inode, file);
+	return seq_release(inode, file);
 }
 
 static const struct file_operations cmstat_stats_fops = {
