@@ -31,6 +31,9 @@
 #include <linux/smp.h>
 #include <linux/workqueue.h>
 
+#ifdef CONFIG_X86
+#include <asm/hardirq.h>
+#endif
 #ifdef CONFIG_X86_LOCAL_APIC
 #include <asm/apic.h>
 #include <asm/nmi.h>
@@ -77,6 +80,7 @@ struct stress_cpu {
 struct stress_writer {
 	struct task_struct *task;
 	u64 added;		/* what this kthread added to A */
+	bool sleeps;		/* between sections: its CPU goes idle */
 };
 
 static struct cmstat_counters *stress_set;
@@ -222,8 +226,11 @@ static int stress_writer_fn(void *arg)
 			mid = stress_linger_nested;
 		if (stress_update(k, mid))
 			w->added += k;
-		if (++n % 256 == 0)
+		if (w->sleeps)
+			usleep_range(50, 100);
+		else if ((n + 1) % 256 == 0)
 			cond_resched();
+		n++;
 	}
 	return 0;
 }
@@ -235,6 +242,7 @@ static bool stress_consistent(const u64 *t)
 
 struct stress_run {
 	unsigned int nr_writers;
+	bool sleepers;		/* writers that sleep between sections */
 	struct stress_writer *writers;
 	unsigned long snapshots;
 	unsigned long violations;
@@ -301,6 +309,7 @@ static void stress_start(struct kunit *test, struct stress_run *run)
 		}
 		kthread_bind(t, cpu);
 		run->writers[i].task = t;
+		run->writers[i].sleeps = run->sleepers;
 		wake_up_process(t);
 		cpu = cpumask_next(cpu, cpu_online_mask);
 		if (cpu >= nr_cpu_ids)
@@ -399,16 +408,21 @@ static void stress_finish(struct kunit *test, struct stress_run *run,
 		   run->snapshots, run->violations, run->control_violations,
 		   exact, sum.softirq, sum.hardirq, sum.nmi, sum.nmi_refused,
 		   extra);
-	if (stress_mutation()) {
-		/* A broken protocol must show; the totals may be off too. */
-		KUNIT_EXPECT_GT(test, run->violations, 0);
-	} else {
+	/*
+	 * The checks of the test's power need writers that are in a section
+	 * most of the time; sleeping writers seldom are, and their round
+	 * checks the rest.
+	 */
+	if (!stress_mutation()) {
 		KUNIT_EXPECT_EQ(test, run->violations, 0);
 		KUNIT_EXPECT_EQ(test, run->regressions, 0);
 		KUNIT_EXPECT_TRUE(test, exact);
+	} else if (!run->sleepers) {
+		/* A broken protocol must show; the totals may be off too. */
+		KUNIT_EXPECT_GT(test, run->violations, 0);
 	}
 	/* The control must see what the protocol hides, or the check is blind. */
-	if (num_online_cpus() >= 2)
+	if (num_online_cpus() >= 2 && !run->sleepers)
 		KUNIT_EXPECT_GT(test, run->control_violations, 0);
 	/* Every context really wrote. */
 	KUNIT_EXPECT_GT(test, sum.softirq, 0);
@@ -434,12 +448,17 @@ static void stress_finish(struct kunit *test, struct stress_run *run,
 
 /*
  * The parameters: one round with a single writer kthread, then every
- * round with one per online CPU; encoded as writers << 8 | round.
+ * round with one per online CPU, then one more round whose writers sleep
+ * between sections: their CPUs go idle, and the reader leaves idle CPUs
+ * alone (cmstat_cpu_quiescent()), so that path runs under load too.
+ * Encoded as writers << 8 | STRESS_SLEEP | round.
  */
+#define STRESS_SLEEP	0x80
+
 static const void *stress_gen_params(const void *prev, char *desc)
 {
 	unsigned long p = (unsigned long)prev;
-	unsigned long writers = p >> 8, round = p & 0xff;
+	unsigned long writers = p >> 8, round = p & 0x7f, sleep = p & STRESS_SLEEP;
 
 	if (!p) {
 		writers = 1;
@@ -447,25 +466,54 @@ static const void *stress_gen_params(const void *prev, char *desc)
 	} else if (writers == 1) {
 		writers = num_online_cpus();
 		round = 1;
-	} else if (round < STRESS_ROUNDS) {
+	} else if (round < STRESS_ROUNDS && !sleep) {
 		round++;
+	} else if (!sleep) {
+		sleep = STRESS_SLEEP;
+		round = 1;
 	} else {
 		return NULL;
 	}
-	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "writers=%lu round=%lu", writers,
-		 round);
-	return (const void *)(writers << 8 | round);
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "writers=%lu%s round=%lu",
+		 writers, sleep ? " sleeping" : "", round);
+	return (const void *)(writers << 8 | sleep | round);
+}
+
+/* Function-call IPIs the CPUs have taken, where the arch counts them. */
+static u64 stress_call_ipis(void)
+{
+	u64 n = 0;
+#ifdef CONFIG_X86
+	unsigned int cpu;
+
+	for_each_online_cpu(cpu)
+		n += per_cpu(irq_stat, cpu).irq_call_count;
+#endif
+	return n;
 }
 
 static void stress_consistency(struct kunit *test)
 {
+	unsigned long p = (unsigned long)test->param_value;
 	struct stress_run run = {
-		.nr_writers = (unsigned long)test->param_value >> 8,
+		.nr_writers = p >> 8,
+		.sleepers = p & STRESS_SLEEP,
 	};
+	u64 ipis = stress_call_ipis();
+	char extra[32];
 
 	stress_start(test, &run);
 	stress_read_loop(&run, DIV_ROUND_UP(stress_snapshots, STRESS_ROUNDS));
-	stress_finish(test, &run, "");
+	ipis = stress_call_ipis() - ipis;
+	snprintf(extra, sizeof(extra), " call_ipis=%llu", ipis);
+	/*
+	 * Every snapshot would IPI every other CPU, were none skipped: with
+	 * sleeping writers most are idle when it comes.
+	 */
+	if (run.sleepers && IS_ENABLED(CONFIG_X86))
+		KUNIT_EXPECT_LT(test, ipis,
+				(u64)run.snapshots * (num_online_cpus() - 1));
+	stress_finish(test, &run, extra);
 }
 
 #define HOTPLUG_MIN_CYCLES	3

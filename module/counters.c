@@ -11,6 +11,7 @@
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/context_tracking_state.h>
 #include <linux/delay.h>
 #include <linux/export.h>
 #include <linux/jiffies.h>
@@ -171,21 +172,23 @@ void cmstat_counters_free(struct cmstat_counters *set)
 EXPORT_SYMBOL_GPL(cmstat_counters_free);
 
 /*
- * Record this CPU's sequence counters.  Runs on every online CPU: on the
- * others from the reader's IPI, between two instructions of whatever they
- * were doing (a task, a softirq, or the idle loop); on the reader's own CPU
- * called directly, with interrupts off.  Either way it sees this CPU's own
- * stores in program order, so a section that has made its counter odd is
- * seen open, and one that has not yet done so will load ->slot_off after
- * this returns.  Only task and softirq sections can be seen open: hardirq
- * handlers run with interrupts off and NMIs cannot be interrupted, so a
- * hardirq or NMI section is always either finished or not begun here.
+ * Record this CPU's sequence counters.  Runs on every online CPU that is
+ * not quiescent (cmstat_cpu_quiescent()): on the others from the reader's
+ * IPI, between two instructions of whatever they were doing (a task, a
+ * softirq, or the idle loop, interrupted on its way in or out); on the
+ * reader's own CPU called directly, with interrupts off.  Either way it
+ * sees this CPU's own stores in program order, so a section that has made
+ * its counter odd is seen open, and one that has not yet done so will load
+ * ->slot_off after this returns.  Only task and softirq sections can be
+ * seen open: hardirq handlers run with interrupts off and NMIs cannot be
+ * interrupted, so a hardirq or NMI section is always either finished or
+ * not begun here.
  *
  * No barrier here: the IPI's message passing orders the reader's
- * ->slot_off store before everything this CPU does after the handler.  The request
- * was queued (llist_add(), fully ordered) after the reader's smp_mb() in
- * cmstat_close_gen(), and this CPU took it off the queue (llist_del_all(),
- * fully ordered) before calling us.
+ * ->slot_off store before everything this CPU does after the handler.  The
+ * request was queued (llist_add(), fully ordered) after the reader's
+ * smp_mb() in cmstat_close_gen(), and this CPU took it off the queue
+ * (llist_del_all(), fully ordered) before calling us.
  */
 static void cmstat_sample_seq(void *info)
 {
@@ -272,6 +275,67 @@ static int cmstat_wait_sections(struct cmstat_group *group)
 }
 
 /*
+ * Whether @cpu is in an RCU extended quiescent state: idle, or running
+ * user code under nohz_full.  No section is open on such a CPU (a section
+ * runs in the kernel, where RCU watches; every way in, an interrupt, an
+ * NMI or a system call, leaves the quiescent state first) unless a client
+ * left one open and slept, and leaving it
+ * is a fully ordered atomic on the CPU's context-tracking state
+ * (ct_kernel_enter_state() and the like), so a section the CPU opens after
+ * that loads the new ->slot_off: pairs with the smp_mb() in
+ * cmstat_close_gen() between our ->slot_off store and this load.  The
+ * argument of RCU's expedited grace periods (kernel/rcu/tree_exp.h), which
+ * skip such CPUs too.  Without CONFIG_CONTEXT_TRACKING_IDLE nothing tells,
+ * and every CPU gets the IPI.
+ */
+static bool cmstat_cpu_quiescent(int cpu)
+{
+#if IS_ENABLED(CONFIG_CONTEXT_TRACKING_IDLE) && defined(CT_RCU_WATCHING)
+	return !(ct_rcu_watching_cpu_acquire(cpu) & CT_RCU_WATCHING);
+#elif IS_ENABLED(CONFIG_CONTEXT_TRACKING_IDLE) && defined(RCU_DYNTICKS_IDX)
+	/* The same, under its name before Linux 6.12. */
+	return !(ct_dynticks_cpu_acquire(cpu) & RCU_DYNTICKS_IDX);
+#else
+	return false;
+#endif
+}
+
+/*
+ * Whether a sequence counter of @cpu is odd, read from the reader's CPU.
+ * Only asked of a quiescent CPU, where none should be: one is if a client
+ * left a section open and slept (preemption re-enabled inside it), and
+ * that CPU then gets the IPI, so that the reader waits for the section
+ * and reports it as it would on a busy CPU.  The counters' last stores
+ * came before the CPU's fully ordered entry into the quiescent state, and
+ * the acquire in cmstat_cpu_quiescent() saw that entry, so these lockless
+ * reads see them.
+ */
+static bool cmstat_cpu_section_left_open(int cpu)
+{
+	const struct cmstat_cpu_seq *seq = per_cpu_ptr(&cmstat_cpu_seq, cpu);
+	unsigned int ctx;
+
+	for (ctx = 0; ctx < CMSTAT_NR_CTX; ctx++)
+		if (READ_ONCE(seq->seq[ctx]) & 1)
+			return true;
+	return false;
+}
+
+/*
+ * on_each_cpu_cond_mask()'s condition: @cpu gets the IPI unless it is
+ * quiescent with no section left open; the reader's own CPU is sampled
+ * directly, with no IPI.  A skipped CPU keeps the zero sample
+ * cmstat_close_gen() gave it: nothing to wait for.  An idle CPU is not
+ * woken, an isolated one not disturbed.
+ */
+static bool cmstat_cpu_needs_sample(int cpu, void *info)
+{
+	if (cmstat_mutate_ipi_all() || cpu == smp_processor_id())
+		return true;
+	return !cmstat_cpu_quiescent(cpu) || cmstat_cpu_section_left_open(cpu);
+}
+
+/*
  * Close the current generation of every set of @group: writers move to the
  * next slot, and the closed one's open sections are recorded.  The caller
  * then waits for them.
@@ -302,11 +366,15 @@ static void cmstat_close_gen(struct cmstat_group *group)
 	smp_store_release(&group->slot_off,
 			  (group->gen % CMSTAT_RING_SLOTS) * sizeof(u64));
 	/*
-	 * Orders the ->slot_off store before the IPI requests are queued:
-	 * pairs with the IPI's message passing, see cmstat_sample_seq().
+	 * Orders the ->slot_off store before the IPI requests are queued,
+	 * pairing with the IPI's message passing (see cmstat_sample_seq()),
+	 * and before the reads of the CPUs' context-tracking state, pairing
+	 * with the fully ordered atomic a CPU leaving a quiescent state runs
+	 * (see cmstat_cpu_quiescent()).
 	 */
 	smp_mb();
-	on_each_cpu(cmstat_sample_seq, group, 1);
+	on_each_cpu_cond_mask(cmstat_cpu_needs_sample, cmstat_sample_seq, group,
+			      true, cpu_online_mask);
 	group->closing = true;
 	group->stuck_reported = false;
 }
@@ -370,7 +438,8 @@ static bool cmstat_in_section(void)
  *	more with every snapshot of @group
  *
  * One generation is closed for every set of the group at once, with one
- * IPI to each online CPU: every writer section is either wholly included
+ * IPI to each online CPU that is neither idle nor running user code
+ * under nohz_full: every writer section is either wholly included
  * in the snapshot, in every set it wrote, or wholly absent from all of
  * them.  The totals are exact: the sum of every delta of the included
  * sections, over all possible CPUs (offline ones included), modulo 2^64.

@@ -22,12 +22,20 @@ static inline bool cmstat_mutate_skip_wait(void)
 	return READ_ONCE(cmstat_mutation) == CMSTAT_MUTATE_SKIP_WAIT;
 }
 
+static inline bool cmstat_mutate_ipi_all(void)
+{
+	return READ_ONCE(cmstat_mutation) == CMSTAT_MUTATE_IPI_ALL;
+}
 #else
 static inline bool cmstat_mutate_skip_wait(void)
 {
 	return false;
 }
 
+static inline bool cmstat_mutate_ipi_all(void)
+{
+	return false;
+}
 #endif
 
 /* classes.c: the tables of include/cmstat/alloc.h, filled at load. */

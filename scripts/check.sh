@@ -159,21 +159,24 @@ scan_console() {
 # initramfs log timeout [kernel arguments]" line per VM.
 VMS=()
 
-# build_mutant NAME KDIR: cmstat.ko and the KUnit module built with
-# CMSTAT_MUTATIONS (module/mutation.c), for the mutation proof; sets
-# MUTANT_KOS to the two, renamed cmstat_mutant.ko and
-# cmstat_kunit_mutant.ko (their module names stay cmstat and cmstat_kunit).
+# build_mutant NAME KDIR: cmstat.ko, and the KUnit module if KDIR has
+# KUnit, built with CMSTAT_MUTATIONS (module/mutation.c), for the mutation
+# proof and the quiet reader's control; sets MUTANT_KOS to them, renamed
+# cmstat_mutant.ko and cmstat_kunit_mutant.ko (their module names stay
+# cmstat and cmstat_kunit).
 build_mutant() {
 	local kdir=$2 dir="$BUILDDIR/$1-mutant" ok=1
 	MUTANT_KOS=
 	build_tree "$dir" "$kdir" C=2 W=1 CMSTAT_MUTATIONS=y CMSTAT_BENCH= \
 		CMSTAT_TESTS= || ok=0
 	[ "$(build_problems "$dir.log")" = 0 ] || ok=0
-	cp "$dir/module/cmstat.ko" "$dir/cmstat_mutant.ko" &&
+	cp "$dir/module/cmstat.ko" "$dir/cmstat_mutant.ko" || ok=0
+	if [ -e "$dir/kunit/cmstat_kunit.ko" ]; then
 		cp "$dir/kunit/cmstat_kunit.ko" "$dir/cmstat_kunit_mutant.ko" || ok=0
+	fi
 	result "build C=2 W=1 against $1 with CMSTAT_MUTATIONS (test only)" "$ok" \
 		"log $dir.log"
-	[ "$ok" = 1 ] && MUTANT_KOS="$dir/cmstat_mutant.ko $dir/cmstat_kunit_mutant.ko"
+	[ "$ok" = 1 ] && MUTANT_KOS=$(ls "$dir"/cmstat*_mutant.ko)
 }
 
 # test_vm_prepare FLAVOUR: modules and initramfs for the FLAVOUR test kernel.
@@ -196,19 +199,25 @@ test_vm_prepare() {
 }
 
 # stock_vm_prepare ABI: Debian's own kernel ABI, with the modules built
-# against its headers and the stock-init script.
+# against its headers and the stock-init script.  Red zones on cmstat's
+# caches, so that alignment and usercopy are checked where they can fail.
+# The 6.12 VM also gets cmstat's test build, and its last two CPUs are
+# isolated nohz_full CPUs, for the quiet reader's check.
 stock_vm_prepare() {
-	local abi=$1 root
+	local abi=$1 root args="slub_debug=Z,cmstat-*"
 	rm -f "$LOGDIR/check-stock-$abi.log"*
 	root=$(stock_kernel_dir "$abi")
+	MUTANT_KOS=
+	if [ "$abi" = "$(stock_abi 6.12)" ] && [ "$SMP" -ge 4 ]; then
+		build_mutant "stock-$abi" "/usr/src/linux-headers-$abi"
+		args="$args nohz_full=$((SMP - 2))-$((SMP - 1)) isolcpus=$((SMP - 2))-$((SMP - 1))"
+	fi
 	make_initramfs "$BUILDDIR/initramfs-stock-$abi.gz" \
 		"$CMSTAT_ROOT/scripts/guest/stock-init" \
 		"$BUILDDIR/stock-$abi"/module/*.ko \
 		"$BUILDDIR/stock-$abi"/samples/client/*.ko \
-		"$BUILDDIR/stock-$abi"/tests/client/*.ko
-	# Red zones on cmstat's caches: alignment and usercopy are checked
-	# where they can fail.
-	VMS+=("stock-$abi $root/boot/vmlinuz-$abi $BUILDDIR/initramfs-stock-$abi.gz $LOGDIR/check-stock-$abi.log 300 slub_debug=Z,cmstat-*")
+		"$BUILDDIR/stock-$abi"/tests/client/*.ko $MUTANT_KOS
+	VMS+=("stock-$abi $root/boot/vmlinuz-$abi $BUILDDIR/initramfs-stock-$abi.gz $LOGDIR/check-stock-$abi.log 300 $args")
 }
 
 # boot_all: run every VM; each QEMU status goes to LOG.rc.  A VM whose

@@ -171,6 +171,7 @@ enum cmstat_mutation {
 	CMSTAT_MUTATE_NONE,
 	CMSTAT_MUTATE_SKIP_WAIT,	/* the reader does not wait for sections */
 	CMSTAT_MUTATE_SHARED_SEQ,	/* every context uses the task counter */
+	CMSTAT_MUTATE_IPI_ALL,		/* the old reader: IPIs every CPU */
 };
 
 extern int cmstat_mutation;
