@@ -88,7 +88,8 @@ build_problems() {
 }
 
 # What a build of the modules needs from the tree.
-TREE_FILES=(Kbuild Makefile dkms.conf include module bench samples kunit)
+TREE_FILES=(Kbuild Makefile dkms.conf dkms-symvers.sh include module bench samples
+	kunit)
 
 # copy_tree DIR: the sources into DIR, emptied first.
 copy_tree() {

@@ -7,7 +7,9 @@
 #   version       MODULE_VERSION in module/main.c (as "make version" reads
 #                 it) and dkms.conf's PACKAGE_VERSION agree
 #   dkms          dkms add, build, install and remove of a copy of the
-#                 sources; dkms build's and install's output is printed
+#                 sources; dkms build's and install's output is printed;
+#                 the build saves Module.symvers in the source tree
+#                 (dkms.conf's POST_BUILD) and the removal deletes it
 #   make install  DESTDIR=stage, then make uninstall
 #   client        a copy of samples/client alone builds against the staged
 #                 headers and Module.symvers: no undefined symbol, and it
@@ -95,6 +97,7 @@ dkms_() {
 }
 ok=1
 detail=
+symvers=$dk/src/cmstat-$dver/$abi/Module.symvers
 if ! dkms_ add "$src" >"$work/dkms-add.log" 2>&1; then
 	ok=0
 	detail="dkms add failed"
@@ -121,6 +124,13 @@ if [ "$ok" = 1 ]; then
 	else
 		cp "$built" "$work/"
 		detail="$(basename "$built") built, make.log $work/dkms-make.log"
+		# dkms.conf's POST_BUILD: where client modules look for it.
+		if grep -q 'cmstat_alloc.*module/cmstat' "$symvers" 2>/dev/null; then
+			detail="$detail; Module.symvers saved in the source tree"
+		else
+			ok=0
+			detail="$detail; no ${symvers#"$dk/"} with cmstat's exports"
+		fi
 		rc=0
 		dkms_ install "cmstat/$dver" -k "$abi" --no-depmod >"$work/dkms-install.log" 2>&1 ||
 			rc=$?
@@ -141,6 +151,11 @@ if [ "$ok" = 1 ]; then
 		ok=0
 		detail="$detail; dkms remove failed"
 		indent <"$work/dkms-remove.log"
+	fi
+	# dkms.conf's POST_REMOVE.
+	if [ -e "$symvers" ]; then
+		ok=0
+		detail="$detail; dkms remove left ${symvers#"$dk/"}"
 	fi
 fi
 gate "dkms add, build, install, remove against $abi" "$ok" "$detail"
