@@ -9,8 +9,12 @@ cmstat --json > /tmp/j || fail=1
 grep -q '^{"format": "cmstat-stats", "version": 1, "heaps": \[' /tmp/j &&
 	grep -q '"name": "demo"' /tmp/j || { echo "bad JSON"; fail=1; }
 cmstat --prometheus > /tmp/p || fail=1
-bad=$(grep -vE '^# (HELP|TYPE) cmstat_|^cmstat_[a-z_]+\{scope="(all|heap)"[^}]*\} [0-9]+$' /tmp/p | head -n 3)
+# All heaps: no label but class_bytes; one heap: heap=, then class_bytes.
+bad=$(grep -vE '^# (HELP|TYPE) cmstat_|^cmstat_[a-z_]+(\{class_bytes="[0-9]+"\})? [0-9]+$|^cmstat_heap_[a-z_]+\{heap="[^"]+"(,class_bytes="[0-9]+")?\} [0-9]+$' /tmp/p | head -n 3)
 [ -z "$bad" ] || { echo "bad exposition lines: $bad"; fail=1; }
+grep -qE '^cmstat_live_bytes [0-9]+$' /tmp/p &&
+	grep -qE '^cmstat_heap_live_bytes\{heap="demo"\} [0-9]+$' /tmp/p ||
+	{ echo "no live bytes of all heaps and of heap demo"; fail=1; }
 lines=$(cmstat -w 1 -n 2 | grep -c '^demo ')
 [ "$lines" = 2 ] || { echo "live view printed $lines demo lines"; fail=1; }
 cmstat --check < /dev/null 2>/dev/null
