@@ -5,7 +5,8 @@
 # Debian's stock headers for ABI (default: the stock 6.12 kernel's).
 #
 #   version       MODULE_VERSION in module/main.c (as "make version" reads
-#                 it) and dkms.conf's PACKAGE_VERSION agree
+#                 it), dkms.conf's PACKAGE_VERSION and debian/changelog's
+#                 version agree
 #   dkms          dkms add, build, install and remove of a copy of the
 #                 sources; dkms build's and install's output is printed;
 #                 the build saves Module.symvers in the source tree
@@ -32,7 +33,7 @@ start=$(date +%s)
 abi=${1:-$(stock_abi 6.12)}
 kdir=/usr/src/linux-headers-$abi
 [ -r "$kdir/include/config/kernel.release" ] || die "no kernel headers in $kdir"
-ensure_pkgs dkms
+ensure_pkgs dkms dpkg-dev
 work=$CMSTAT_ROOT/.build/packaging
 src=$work/cmstat
 stage=$work/stage
@@ -77,13 +78,16 @@ find "$src" \( -name '*.o' -o -name '*.ko' -o -name '*.mod' -o -name '*.mod.c' -
 cp -r "$src/samples/client" "$work/client"
 
 # --- version: "make version" reads main.c's MODULE_VERSION; dkms.conf
-# repeats it by hand (and modinfo of the built module is checked below).
+# and debian/changelog repeat it by hand (and modinfo of the built module
+# is checked below).
 v_main=$(make -s -C "$src" version || true)
 v_dkms=$(bash -c '. "$1" && echo "$PACKAGE_NAME $PACKAGE_VERSION"' _ "$src/dkms.conf" ||
 	true)
+v_deb=$(dpkg-parsechangelog -l "$CMSTAT_ROOT/debian/changelog" -S Version 2>&1 || true)
 ok=0
-[ -n "$v_main" ] && [ "$v_dkms" = "cmstat $v_main" ] && ok=1
-gate "version agrees" "$ok" "make version '$v_main', dkms.conf '$v_dkms'"
+[ -n "$v_main" ] && [ "$v_dkms" = "cmstat $v_main" ] && [ "$v_deb" = "$v_main" ] && ok=1
+gate "version agrees" "$ok" \
+	"make version '$v_main', dkms.conf '$v_dkms', debian/changelog '$v_deb'"
 ver=$v_main
 # dkms goes by dkms.conf alone, so a disagreement fails one check, not all.
 dver=${v_dkms#* }
