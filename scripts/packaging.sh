@@ -17,6 +17,8 @@
 #                 depends on cmstat
 #   modinfo       description, author, license, version, and a description
 #                 for every parameter
+#   deb: ...      the Debian packages: scripts/deb-check.sh build, whose
+#                 lines come under this script's prefix
 #
 # dkms runs on trees of its own: --dkmstree, --sourcetree, --installtree
 # and its signing key in the work directory, and --no-depmod (dkms would
@@ -253,6 +255,10 @@ fi
 left=$(find "$stage" -type f 2>/dev/null | sed "s|^$stage/||" || true)
 [ -z "$left" ] || { ok=0; echo "$left" | indent; }
 gate "make uninstall DESTDIR=stage" "$ok" "$(echo "$left" | grep -c .) files left"
+
+# --- the Debian packages, in a work directory of their own
+GATE_PREFIX="$GATE_PREFIX: deb" bash "$CMSTAT_ROOT/scripts/deb-check.sh" build "$abi" ||
+	gate_failed=1
 
 echo "packaging checks took $(($(date +%s) - start)) s; work directory $work"
 exit $gate_failed
