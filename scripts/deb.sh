@@ -6,14 +6,15 @@
 # of the tree in DIR/cmstat-<version>/ (default DIR: .build/deb), so that
 # no build product of the tree gets into a package and nothing is written
 # outside DIR (dpkg-buildpackage puts the packages in the parent directory,
-# DIR).  The copy
-# holds the files git knows of, committed or not, and new files it does
-# not ignore; outside a git checkout, every file but .build/ and logs/.
-# Installs the build dependencies if need be.  Prints the packages' paths.
+# DIR).  The copy holds the files git knows of, committed or not, and new
+# files it does not ignore; outside a git checkout, every file but .build/
+# and logs/.
+# Installs the build dependencies (build-essential, debhelper, dh-dkms) if
+# need be.  Prints the packages' paths.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-ensure_pkgs dpkg-dev debhelper dh-dkms
+ensure_pkgs build-essential dpkg-dev debhelper dh-dkms
 dir=$(mkdir -p "${1:-$CMSTAT_ROOT/.build/deb}" && cd "${1:-$CMSTAT_ROOT/.build/deb}" && pwd)
 ver=$(make -s -C "$CMSTAT_ROOT" version)
 [ -n "$ver" ] || die "no MODULE_VERSION in module/main.c"

@@ -46,7 +46,7 @@ HOST_PKGS=(make gcc bc flex bison libelf-dev libssl-dev cpio xz-utils kmod
 # What building and checking the Debian packages needs (scripts/deb.sh,
 # scripts/deb-check.sh): systemd for systemd-analyze, prometheus for
 # promtool.
-DEB_PKGS=(dpkg-dev debhelper dh-dkms lintian dkms man-db groff-base systemd
+DEB_PKGS=(build-essential dpkg-dev debhelper dh-dkms lintian dkms man-db groff-base systemd
 	prometheus strace xz-utils)
 
 # stock_abi SERIES: the Debian kernel ABI name ("6.12.117+deb12-amd64") that
