@@ -11,7 +11,13 @@
 #                     Module.symvers into /usr/src/cmstat-<version>/ for client
 #                     modules (DESTDIR=, INSTALL_MOD_PATH=, KDIR= honoured)
 #   make uninstall    remove what make install installed
-#   make version      print the version (MODULE_VERSION in module/main.c)
+#   make deb          the Debian packages cmstat-dkms (the source for DKMS,
+#                     headers, a Module.symvers per kernel) and cmstat-tools
+#                     (the viewer, cmstat(8), the Prometheus exporter timer),
+#                     with dpkg-buildpackage -us -uc -b in a copy of the
+#                     tree: .build/deb/*.deb (DEB_DIR=dir elsewhere)
+#   make version      print the version (MODULE_VERSION in module/main.c;
+#                     dkms.conf and debian/changelog repeat it)
 #   make check        the whole test suite in QEMU (see README.md)
 #   make lint         checkpatch --strict, sparse, W=1, kernel-doc, docs
 #   make demo         the module on Debian's stock kernel in QEMU
@@ -94,4 +100,7 @@ demo:
 bench:
 	bash scripts/bench.sh
 
-.PHONY: all modules clean install-paths install uninstall version check lint demo bench
+deb:
+	bash scripts/deb.sh $(DEB_DIR)
+
+.PHONY: all modules clean install-paths install uninstall version check lint demo bench deb
