@@ -18,6 +18,9 @@
 #   make bench        benchmarks on Debian's stock kernel in QEMU (SMP=N
 #                     vCPUs for the writer and allocator cases, RUNS=N,
 #                     READER_CPUS="1 2 4 8 16", BOOT_ARGS=...)
+#   make bench-peers  cmstat's accounting against allocation profiling and
+#                     SLUB_STATS, in a kernel built with them and cached
+#                     (scripts/peers-kernel.sh); RUNS=N, PEERS_CPUS="1 4"
 #
 # Knobs for check: SMP=N (vCPUs, default 4), FILTER=glob (KUnit suite.case),
 # KCSAN=0 (skip the KCSAN kernel), VM_TIMEOUT=seconds, LOGDIR=dir (console
@@ -94,4 +97,7 @@ demo:
 bench:
 	bash scripts/bench.sh
 
-.PHONY: all modules clean install-paths install uninstall version check lint demo bench
+bench-peers:
+	bash scripts/bench-peers.sh
+
+.PHONY: all modules clean install-paths install uninstall version check lint demo bench bench-peers
