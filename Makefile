@@ -24,6 +24,9 @@
 #   make bench        benchmarks on Debian's stock kernel in QEMU (SMP=N
 #                     vCPUs for the writer and allocator cases, RUNS=N,
 #                     READER_CPUS="1 2 4 8 16", BOOT_ARGS=...)
+#   make bench-peers  cmstat's accounting against allocation profiling and
+#                     SLUB_STATS, in a kernel built with them and cached
+#                     (scripts/peers-kernel.sh); RUNS=N, PEERS_CPUS="1 4"
 #
 # Knobs for check: SMP=N (vCPUs, default 4), FILTER=glob (KUnit suite.case),
 # KCSAN=0 (skip the KCSAN kernel), VM_TIMEOUT=seconds, LOGDIR=dir (console
@@ -100,7 +103,10 @@ demo:
 bench:
 	bash scripts/bench.sh
 
+bench-peers:
+	bash scripts/bench-peers.sh
+
 deb:
 	bash scripts/deb.sh $(DEB_DIR)
 
-.PHONY: all modules clean install-paths install uninstall version check lint demo bench deb
+.PHONY: all modules clean install-paths install uninstall version check lint demo bench bench-peers deb
