@@ -11,13 +11,22 @@
 #                     Module.symvers into /usr/src/cmstat-<version>/ for client
 #                     modules (DESTDIR=, INSTALL_MOD_PATH=, KDIR= honoured)
 #   make uninstall    remove what make install installed
-#   make version      print the version (MODULE_VERSION in module/main.c)
+#   make deb          the Debian packages cmstat-dkms (the source for DKMS,
+#                     headers, a Module.symvers per kernel) and cmstat-tools
+#                     (the viewer, cmstat(8), the Prometheus exporter timer),
+#                     with dpkg-buildpackage -us -uc -b in a copy of the
+#                     tree: .build/deb/*.deb (DEB_DIR=dir elsewhere)
+#   make version      print the version (MODULE_VERSION in module/main.c;
+#                     dkms.conf and debian/changelog repeat it)
 #   make check        the whole test suite in QEMU (see README.md)
 #   make lint         checkpatch --strict, sparse, W=1, kernel-doc, docs
 #   make demo         the module on Debian's stock kernel in QEMU
 #   make bench        benchmarks on Debian's stock kernel in QEMU (SMP=N
 #                     vCPUs for the writer and allocator cases, RUNS=N,
 #                     READER_CPUS="1 2 4 8 16", BOOT_ARGS=...)
+#   make bench-peers  cmstat's accounting against allocation profiling and
+#                     SLUB_STATS, in a kernel built with them and cached
+#                     (scripts/peers-kernel.sh); RUNS=N, PEERS_CPUS="1 4"
 #
 # Knobs for check: SMP=N (vCPUs, default 4), FILTER=glob (KUnit suite.case),
 # KCSAN=0 (skip the KCSAN kernel), VM_TIMEOUT=seconds, LOGDIR=dir (console
@@ -94,4 +103,10 @@ demo:
 bench:
 	bash scripts/bench.sh
 
-.PHONY: all modules clean install-paths install uninstall version check lint demo bench
+bench-peers:
+	bash scripts/bench-peers.sh
+
+deb:
+	bash scripts/deb.sh $(DEB_DIR)
+
+.PHONY: all modules clean install-paths install uninstall version check lint demo bench bench-peers deb

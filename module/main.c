@@ -69,4 +69,4 @@ MODULE_LICENSE("GPL");
  * The one definition of cmstat's version: the Makefile reads it from this
  * line for "make install"; dkms.conf repeats it and make check compares.
  */
-MODULE_VERSION("0.1.0");
+MODULE_VERSION("0.2.0");

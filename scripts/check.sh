@@ -5,12 +5,12 @@
 # builds the test kernels (or takes them from the cache), runs the lint gates
 # (scripts/lint.sh), builds our modules with W=1 against the test kernels
 # and against Debian's stock 6.1 and 6.12 headers, checks the packaging
-# (scripts/packaging.sh: dkms, make install, a client built against it),
-# boots each test kernel in QEMU TCG, runs the KUnit suites and the in-VM
-# shell checks, holds the fast paths to their instruction budgets
-# (scripts/budget.sh), parses the KTAP with the kernel tree's kunit.py,
-# scans the console for anything the kernel reported, and ends with
-# "N passed, N failed".
+# (scripts/packaging.sh: dkms, make install, a client built against it,
+# the Debian packages with scripts/deb-check.sh), boots each test kernel
+# in QEMU TCG, runs the KUnit suites and the in-VM shell checks, holds the
+# fast paths to their instruction budgets (scripts/budget.sh), parses the
+# KTAP with the kernel tree's kunit.py, scans the console for anything the
+# kernel reported, and ends with "N passed, N failed".
 #
 # Knobs (environment or make variables):
 #   SMP=N          vCPUs of the test VMs (default 4)
@@ -204,7 +204,7 @@ test_vm_prepare() {
 # The 6.12 VM also gets cmstat's test build, and its last two CPUs are
 # isolated nohz_full CPUs, for the quiet reader's check.
 stock_vm_prepare() {
-	local abi=$1 root args="slub_debug=Z,cmstat-*"
+	local abi=$1 root args="slub_debug=Z,cmstat-*" deb=()
 	rm -f "$LOGDIR/check-stock-$abi.log"*
 	root=$(stock_kernel_dir "$abi")
 	MUTANT_KOS=
@@ -212,11 +212,16 @@ stock_vm_prepare() {
 		build_mutant "stock-$abi" "/usr/src/linux-headers-$abi"
 		args="$args nohz_full=$((SMP - 2))-$((SMP - 1)) isolcpus=$((SMP - 2))-$((SMP - 1))"
 	fi
+	# The Debian packages' modules, built for this kernel by the packaging
+	# checks (scripts/deb-check.sh build), loaded by stock-init after the
+	# tree's own.
+	[ "$(cat "$BUILDDIR/deb-check/vm/abi" 2>/dev/null)" = "$abi" ] &&
+		deb=("$BUILDDIR"/deb-check/vm/deb-*.ko)
 	make_initramfs "$BUILDDIR/initramfs-stock-$abi.gz" \
 		"$CMSTAT_ROOT/scripts/guest/stock-init" \
 		"$BUILDDIR/stock-$abi"/module/*.ko \
 		"$BUILDDIR/stock-$abi"/samples/client/*.ko \
-		"$BUILDDIR/stock-$abi"/tests/client/*.ko $MUTANT_KOS
+		"$BUILDDIR/stock-$abi"/tests/client/*.ko $MUTANT_KOS "${deb[@]}"
 	VMS+=("stock-$abi $root/boot/vmlinuz-$abi $BUILDDIR/initramfs-stock-$abi.gz $LOGDIR/check-stock-$abi.log 300 $args")
 }
 
@@ -284,12 +289,13 @@ mkdir -p "$LOGDIR" "$BUILDDIR"
 ensure_pkgs "${HOST_PKGS[@]}"
 KSRC=$(kernel_source)
 
-# The packaging checks take one core for some 15 s.  The builds and lint
-# below are serial, so the checks run beside them on the other core, and
-# are collected before any VM boots, whose vCPUs they would slow.
-# Everything it installs is installed here, first: two apt runs at once
-# would fight over dpkg's lock.
-ensure_pkgs dkms
+# The packaging checks take one core for some 50 s (15 without the Debian
+# packages).  The builds and lint below are serial, so the checks run
+# beside them on the other core, and are collected before any VM boots,
+# whose vCPUs they would slow, and before the stock VMs' initramfs, which
+# gets the packages' modules.  Everything they install is installed here,
+# first: two apt runs at once would fight over dpkg's lock.
+ensure_pkgs "${DEB_PKGS[@]}"
 pkg_abi=$(stock_abi 6.12)	# installs the headers if need be
 pkg_log=$BUILDDIR/packaging.log
 JOBS=1 bash "$CMSTAT_ROOT/scripts/packaging.sh" "$pkg_abi" >"$pkg_log" 2>&1 &
@@ -313,9 +319,6 @@ flavours=debug
 for flavour in $flavours; do
 	test_vm_prepare "$flavour"
 done
-for abi in $stock_abis; do
-	stock_vm_prepare "$abi"
-done
 
 pkg_wait=$(date +%s)
 wait "$pkg_pid"
@@ -323,6 +326,10 @@ pkg_rc=$?
 trap - EXIT
 count_gates packaging "$pkg_rc" "$pkg_log" "packaging: scripts/packaging.sh"
 echo "packaging checks: make check waited $(($(date +%s) - pkg_wait)) s for them"
+
+for abi in $stock_abis; do
+	stock_vm_prepare "$abi"
+done
 
 boot_all
 # The instruction budgets (scripts/budget.sh): one more, short VM, of the
@@ -336,6 +343,12 @@ done
 for abi in $stock_abis; do
 	stock_vm_report "$abi"
 done
+
+# The Debian packages' modules in the stock VM of their kernel, its
+# Prometheus text, and the exporter on a copy of its debugfs files.
+GATE_PREFIX="packaging: deb" bash "$CMSTAT_ROOT/scripts/deb-check.sh" report \
+	"$LOGDIR/check-stock-$pkg_abi.log" >"$BUILDDIR/deb-report.log" 2>&1
+count_gates packaging $? "$BUILDDIR/deb-report.log" "packaging: scripts/deb-check.sh report"
 
 echo "make check took $(($(date +%s) - start)) s"
 echo "$passed passed, $failed failed"

@@ -43,6 +43,12 @@ ensure_pkgs() {
 HOST_PKGS=(make gcc bc flex bison libelf-dev libssl-dev cpio xz-utils kmod
 	perl python3 qemu-system-x86 busybox-static sparse linux-source-6.12)
 
+# What building and checking the Debian packages needs (scripts/deb.sh,
+# scripts/deb-check.sh): systemd for systemd-analyze, prometheus for
+# promtool.
+DEB_PKGS=(build-essential dpkg-dev debhelper dh-dkms lintian dkms man-db groff-base systemd
+	prometheus strace xz-utils)
+
 # stock_abi SERIES: the Debian kernel ABI name ("6.12.117+deb12-amd64") that
 # the headers meta package of SERIES (6.12 or 6.1) points at; installs the
 # headers for it as a side effect.
@@ -88,7 +94,8 @@ build_problems() {
 }
 
 # What a build of the modules needs from the tree.
-TREE_FILES=(Kbuild Makefile dkms.conf include module bench samples tests kunit)
+TREE_FILES=(Kbuild Makefile dkms.conf dkms-symvers.sh include module bench samples
+	tests kunit)
 
 # copy_tree DIR: the sources into DIR, emptied first.
 copy_tree() {

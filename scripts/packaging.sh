@@ -5,15 +5,20 @@
 # Debian's stock headers for ABI (default: the stock 6.12 kernel's).
 #
 #   version       MODULE_VERSION in module/main.c (as "make version" reads
-#                 it) and dkms.conf's PACKAGE_VERSION agree
+#                 it), dkms.conf's PACKAGE_VERSION and debian/changelog's
+#                 version agree
 #   dkms          dkms add, build, install and remove of a copy of the
-#                 sources; dkms build's and install's output is printed
+#                 sources; dkms build's and install's output is printed;
+#                 the build saves Module.symvers in the source tree
+#                 (dkms.conf's POST_BUILD) and the removal deletes it
 #   make install  DESTDIR=stage, then make uninstall
 #   client        a copy of samples/client alone builds against the staged
 #                 headers and Module.symvers: no undefined symbol, and it
 #                 depends on cmstat
 #   modinfo       description, author, license, version, and a description
 #                 for every parameter
+#   deb: ...      the Debian packages: scripts/deb-check.sh build, whose
+#                 lines come under this script's prefix
 #
 # dkms runs on trees of its own: --dkmstree, --sourcetree, --installtree
 # and its signing key in the work directory, and --no-depmod (dkms would
@@ -30,7 +35,7 @@ start=$(date +%s)
 abi=${1:-$(stock_abi 6.12)}
 kdir=/usr/src/linux-headers-$abi
 [ -r "$kdir/include/config/kernel.release" ] || die "no kernel headers in $kdir"
-ensure_pkgs dkms
+ensure_pkgs dkms dpkg-dev
 work=$CMSTAT_ROOT/.build/packaging
 src=$work/cmstat
 stage=$work/stage
@@ -75,13 +80,16 @@ find "$src" \( -name '*.o' -o -name '*.ko' -o -name '*.mod' -o -name '*.mod.c' -
 cp -r "$src/samples/client" "$work/client"
 
 # --- version: "make version" reads main.c's MODULE_VERSION; dkms.conf
-# repeats it by hand (and modinfo of the built module is checked below).
+# and debian/changelog repeat it by hand (and modinfo of the built module
+# is checked below).
 v_main=$(make -s -C "$src" version || true)
 v_dkms=$(bash -c '. "$1" && echo "$PACKAGE_NAME $PACKAGE_VERSION"' _ "$src/dkms.conf" ||
 	true)
+v_deb=$(dpkg-parsechangelog -l "$CMSTAT_ROOT/debian/changelog" -S Version 2>&1 || true)
 ok=0
-[ -n "$v_main" ] && [ "$v_dkms" = "cmstat $v_main" ] && ok=1
-gate "version agrees" "$ok" "make version '$v_main', dkms.conf '$v_dkms'"
+[ -n "$v_main" ] && [ "$v_dkms" = "cmstat $v_main" ] && [ "$v_deb" = "$v_main" ] && ok=1
+gate "version agrees" "$ok" \
+	"make version '$v_main', dkms.conf '$v_dkms', debian/changelog '$v_deb'"
 ver=$v_main
 # dkms goes by dkms.conf alone, so a disagreement fails one check, not all.
 dver=${v_dkms#* }
@@ -95,6 +103,7 @@ dkms_() {
 }
 ok=1
 detail=
+symvers=$dk/src/cmstat-$dver/$abi/Module.symvers
 if ! dkms_ add "$src" >"$work/dkms-add.log" 2>&1; then
 	ok=0
 	detail="dkms add failed"
@@ -121,6 +130,13 @@ if [ "$ok" = 1 ]; then
 	else
 		cp "$built" "$work/"
 		detail="$(basename "$built") built, make.log $work/dkms-make.log"
+		# dkms.conf's POST_BUILD: where client modules look for it.
+		if grep -q 'cmstat_alloc.*module/cmstat' "$symvers" 2>/dev/null; then
+			detail="$detail; Module.symvers saved in the source tree"
+		else
+			ok=0
+			detail="$detail; no ${symvers#"$dk/"} with cmstat's exports"
+		fi
 		rc=0
 		dkms_ install "cmstat/$dver" -k "$abi" --no-depmod >"$work/dkms-install.log" 2>&1 ||
 			rc=$?
@@ -141,6 +157,11 @@ if [ "$ok" = 1 ]; then
 		ok=0
 		detail="$detail; dkms remove failed"
 		indent <"$work/dkms-remove.log"
+	fi
+	# dkms.conf's POST_REMOVE.
+	if [ -e "$symvers" ]; then
+		ok=0
+		detail="$detail; dkms remove left ${symvers#"$dk/"}"
 	fi
 fi
 gate "dkms add, build, install, remove against $abi" "$ok" "$detail"
@@ -234,6 +255,10 @@ fi
 left=$(find "$stage" -type f 2>/dev/null | sed "s|^$stage/||" || true)
 [ -z "$left" ] || { ok=0; echo "$left" | indent; }
 gate "make uninstall DESTDIR=stage" "$ok" "$(echo "$left" | grep -c .) files left"
+
+# --- the Debian packages, in a work directory of their own
+GATE_PREFIX="$GATE_PREFIX: deb" bash "$CMSTAT_ROOT/scripts/deb-check.sh" build "$abi" ||
+	gate_failed=1
 
 echo "packaging checks took $(($(date +%s) - start)) s; work directory $work"
 exit $gate_failed

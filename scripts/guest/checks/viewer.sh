@@ -9,8 +9,13 @@ cmstat --json > /tmp/j || fail=1
 grep -q '^{"format": "cmstat-stats", "version": 2, "epoch": [0-9]*,$' /tmp/j &&
 	grep -q '"name": "demo"' /tmp/j || { echo "bad JSON"; fail=1; }
 cmstat --prometheus > /tmp/p || fail=1
-bad=$(grep -vE '^# (HELP|TYPE) cmstat_|^cmstat_[a-z_]+\{scope="(all|destroyed|heap|orphan)"[^}]*\} [0-9]+$' /tmp/p | head -n 3)
+# All heaps: no label but class_bytes; the heaps: heap= and state=, or
+# only state= for the destroyed heaps together, then class_bytes.
+bad=$(grep -vE '^# (HELP|TYPE) cmstat_|^cmstat_[a-z_]+(\{class_bytes="[0-9]+"\})? [0-9]+$|^cmstat_heap_[a-z_]+\{(heap="[A-Za-z0-9_.-]+",state="(active|orphaned)"|state="destroyed")(,class_bytes="[0-9]+")?\} [0-9]+$' /tmp/p | head -n 3)
 [ -z "$bad" ] || { echo "bad exposition lines: $bad"; fail=1; }
+grep -qE '^cmstat_live_bytes [0-9]+$' /tmp/p &&
+	grep -qE '^cmstat_heap_live_bytes\{heap="demo",state="active"\} [0-9]+$' /tmp/p ||
+	{ echo "no live bytes of all heaps and of heap demo"; fail=1; }
 lines=$(cmstat -w 1 -n 2 | grep -c '^demo ')
 [ "$lines" = 2 ] || { echo "live view printed $lines demo lines"; fail=1; }
 cmstat --check < /dev/null 2>/dev/null
