@@ -30,24 +30,32 @@ if [ -e "$out/.done" ]; then
 	exit 0
 fi
 
-log "building test kernel $flavour ($ver, config $hash) in $out"
-rm -rf "$out" && mkdir -p "$out"
-{
-	make -C "$src" O="$out" tinyconfig
-	"$src/scripts/kconfig/merge_config.sh" -m -O "$out" "$out/.config" \
-		"$CMSTAT_ROOT/kunit/base.config" "$frag"
-	make -C "$src" O="$out" olddefconfig
-	# Every option we asked for must have survived olddefconfig.
+# check_options: every option we asked for survived olddefconfig.
+check_options() {
 	grep -h '^CONFIG_' "$CMSTAT_ROOT/kunit/base.config" "$frag" |
 	while IFS= read -r line; do
 		case "$line" in
 		*=n) grep -q "^# ${line%=n} is not set" "$out/.config" ||
 			! grep -q "^${line%=n}=" "$out/.config" ;;
 		*) grep -qx "$line" "$out/.config" ;;
-		esac || { echo "config option lost: $line"; exit 1; }
+		esac || { echo "config option lost: $line"; return 1; }
 	done
+}
+
+# build: each step checked by hand, as set -e does not apply in a
+# command list whose status is tested.
+build() {
+	make -C "$src" O="$out" tinyconfig &&
+	"$src/scripts/kconfig/merge_config.sh" -m -O "$out" "$out/.config" \
+		"$CMSTAT_ROOT/kunit/base.config" "$frag" &&
+	make -C "$src" O="$out" olddefconfig &&
+	check_options &&
 	make -C "$src" O="$out" -j"$JOBS" bzImage modules
-} >"$out/build.log" 2>&1 || {
+}
+
+log "building test kernel $flavour ($ver, config $hash) in $out"
+rm -rf "$out" && mkdir -p "$out"
+build >"$out/build.log" 2>&1 || {
 	tail -n 30 "$out/build.log" >&2
 	die "test kernel build failed, log in $out/build.log"
 }
