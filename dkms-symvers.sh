@@ -27,7 +27,7 @@ esac
 
 case "$1" in
 save)
-	grep -q 'cmstat_alloc' Module.symvers ||
+	grep -qw 'cmstat_heap_create' Module.symvers ||
 		{ echo "dkms-symvers.sh: no cmstat symbols in $PWD/Module.symvers" >&2; exit 1; }
 	install -d "$dir/$release"
 	install -m 0644 Module.symvers "$dir/$release/Module.symvers"

@@ -210,7 +210,7 @@ root_run() {
 			{ ok=0; echo "$ko: version '$(modinfo -F version "$ko")', not $ver"; }
 		detail="$detail; ${ko#"$mnt"}"
 	fi
-	if awk -F '\t' '$2 == "cmstat_alloc" && $3 ~ /(^|\/)module\/cmstat$/ { found = 1 }
+	if awk -F '\t' '$2 == "cmstat_heap_create" && $3 ~ /(^|\/)module\/cmstat$/ { found = 1 }
 		END { exit !found }' "$symvers" 2>/dev/null; then
 		detail="$detail; ${symvers#"$mnt"} saved"
 	else
@@ -289,7 +289,7 @@ root_run() {
 		echo "the removal of kernel $abi left ${symvers#"$mnt"}"
 	fi
 	mkdir -p "$mnt/usr/src/cmstat-$ver/0.0.0-built-only"
-	echo "0x0	cmstat_alloc	module/cmstat	EXPORT_SYMBOL_GPL	" \
+	echo "0x0	cmstat_heap_create	module/cmstat	EXPORT_SYMBOL_GPL	" \
 		>"$mnt/usr/src/cmstat-$ver/0.0.0-built-only/Module.symvers"
 	rc=0
 	r dpkg --purge cmstat-dkms cmstat-tools >"$work/dpkg-purge.log" 2>&1 || rc=$?

@@ -131,7 +131,7 @@ if [ "$ok" = 1 ]; then
 		cp "$built" "$work/"
 		detail="$(basename "$built") built, make.log $work/dkms-make.log"
 		# dkms.conf's POST_BUILD: where client modules look for it.
-		if grep -q 'cmstat_alloc.*module/cmstat' "$symvers" 2>/dev/null; then
+		if grep -q 'cmstat_heap_create.*module/cmstat' "$symvers" 2>/dev/null; then
 			detail="$detail; Module.symvers saved in the source tree"
 		else
 			ok=0
@@ -181,7 +181,7 @@ else
 		cmp -s "$f" "$dev/include/cmstat/${f##*/}" ||
 			{ ok=0; echo "not installed: include/cmstat/${f##*/}"; }
 	done
-	grep -q 'cmstat_alloc.*module/cmstat' "$dev/$abi/Module.symvers" 2>/dev/null ||
+	grep -q 'cmstat_heap_create.*module/cmstat' "$dev/$abi/Module.symvers" 2>/dev/null ||
 		{ ok=0; echo "no cmstat exports in $dev/$abi/Module.symvers"; }
 	mods=$(find "$stage/lib/modules/$abi/extra" -name 'cmstat*.ko*' 2>/dev/null |
 		sed "s|^$stage/lib/modules/$abi/||" | sort | tr '\n' ' ' || true)
