@@ -93,7 +93,7 @@ for n in $PEERS_CPUS; do
 done
 
 echo "cmstat against its peers, $(date -u +%Y-%m-%d)"
-echo "guest: the peers kernel ($(basename "$kdir"), bench/peers.config) in $(qemu-system-x86_64 --version | head -n1 | sed 's/ (.*//'), TCG, -cpu max, 2 GiB"
+echo "guest: the peers kernel ($(basename "$kdir"), bench/peers.config) in $(qemu_version), TCG, -cpu max, 2 GiB"
 echo "host: $(lscpu | sed -n 's/^Model name: *//p'), $(nproc) CPUs"
 echo "guest kernel command line adds: sysctl.vm.mem_profiling=0${BOOT_ARGS:+ $BOOT_ARGS}"
 echo "figures: instructions (QEMU -icount shift=0), medians of $RUNS samples, raw samples in $samples"

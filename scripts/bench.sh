@@ -78,7 +78,7 @@ fi
 disasm=$(bash "$CMSTAT_ROOT/scripts/disasm.sh" "$STOCK_KDIR")
 
 echo "cmstat benchmarks, $(date -u +%Y-%m-%d)"
-echo "guest: Debian's stock $STOCK_ABI in $(qemu-system-x86_64 --version | head -n1 | sed 's/ (.*//'), TCG (emulated, no KVM), -cpu max, 2 GiB"
+echo "guest: Debian's stock $STOCK_ABI in $(qemu_version), TCG (emulated, no KVM), -cpu max, 2 GiB"
 echo "host: $(lscpu | sed -n 's/^Model name: *//p'), $(nproc) CPUs"
 echo "guest kernel command line adds: ${BOOT_ARGS:-nothing}"
 echo "figures: medians of $RUNS samples ($((RUNS * 3)) for the reader), raw samples in $icount and $wall"

@@ -23,9 +23,11 @@ make -C "$kdir" M="$dir/scripts/probe" KBUILD_MODPOST_WARN=1 modules >"$dir/buil
 	{ cat "$dir/build.log"; die "probe build failed"; }
 
 # counts FUNCTION: its instructions, one per line, and the counts line.
+# awk reads objdump's output to the end: stopping early would kill objdump
+# with SIGPIPE, which pipefail makes this script's status.
 counts() {
 	objdump -d --no-show-raw-insn "$dir/scripts/probe/cmstat_probe.o" |
-		awk -v f="<$1>:" '$2 == f { on = 1; next } on && /^$/ { exit } on' |
+		awk -v f="<$1>:" '$2 == f { on = 1; next } /^$/ { on = 0 } on' |
 		sed 's/^ *[0-9a-f]*:\t//' >"$dir/insns"
 	echo "$1, built against $kdir:"
 	sed 's/^/    /' "$dir/insns"

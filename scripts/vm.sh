@@ -48,6 +48,12 @@ vm_accel() {
 	fi
 }
 
+# qemu_version: "QEMU emulator version X", for the benchmarks' headers.
+# sed, not head, reads all of QEMU's output: no SIGPIPE for pipefail.
+qemu_version() {
+	qemu-system-x86_64 --version | sed -n '1s/ (.*//p'
+}
+
 # run_vm KERNEL INITRD LOG TIMEOUT SMP [CMDLINE...]: boot, console to LOG.
 # Returns QEMU's status, 124 on timeout.
 run_vm() {
