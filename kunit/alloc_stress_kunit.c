@@ -20,10 +20,10 @@
 #include <cmstat/alloc.h>
 #include <cmstat/counters.h>
 
-static unsigned int alloc_stress_snapshots = 600;
+static unsigned int alloc_stress_snapshots = 300;
 module_param(alloc_stress_snapshots, uint, 0444);
 MODULE_PARM_DESC(alloc_stress_snapshots,
-		 "Snapshots per allocator stress case, over its rounds (default 600)");
+		 "Snapshots per allocator stress case, over its rounds (default 300)");
 
 /*
  * Each case runs in rounds of alloc_stress_snapshots / STRESS_ROUNDS

@@ -16,7 +16,7 @@ sys=/sys/kernel/cmstat
 # One cat per debugfs snapshot: one open, one cut.
 debugfs_reader() {
 	i=0
-	while [ $i -lt 20 ]; do
+	while [ $i -lt 10 ]; do
 		i=$((i + 1))
 		cat $dbg/stats "$dbg/heaps/$2/stats"
 	done > "/tmp/debugfs.$1"
@@ -43,7 +43,7 @@ sysfs_check() {
 }
 sysfs_reader() {
 	n=0 bad=0 mixed=0
-	while [ $((n + mixed)) -lt 60 ]; do
+	while [ $((n + mixed)) -lt 30 ]; do
 		echo 1 > $sys/epoch
 		read -r e < $sys/epoch
 		ok=1
@@ -67,7 +67,7 @@ wait
 
 # The controls.
 n=0
-while [ $n -lt 20 ]; do
+while [ $n -lt 10 ]; do
 	n=$((n + 1))
 	cat $dbg/all/stats > /tmp/c1
 	cat $dbg/all/stats > /tmp/c2
@@ -75,7 +75,7 @@ while [ $n -lt 20 ]; do
 	sed '1,/^class_bytes/d' /tmp/c2
 done > /tmp/control.debugfs
 n=0 cs_bad=0
-while [ $n -lt 100 ]; do
+while [ $n -lt 50 ]; do
 	n=$((n + 1))
 	echo 1 > $sys/epoch; read -r alloc_bytes < $sys/all/alloc_bytes
 	echo 1 > $sys/epoch; read -r free_bytes < $sys/all/free_bytes

@@ -1,10 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0
 # cmstat-kcsan: run on the KCSAN kernel too
-# 50 load/unload cycles of cmstat and the sample client with a workload
+# 20 load/unload cycles of cmstat and the sample client with a workload
 # and a checked snapshot in each; the teardown's kmemleak scan and the
 # console scan then find nothing.  10 cycles on the KCSAN kernel, which
 # has no kmemleak and is there for the races.
-cycles=50
+cycles=20
 [ -e /sys/kernel/debug/kcsan ] && cycles=10
 rmmod cmstat || exit 1
 i=0
