@@ -360,6 +360,8 @@ static void alloc_destroy_with_live(struct kunit *test)
 	cmstat_heap_destroy(h);		/* warns with the counts */
 
 	memset(a, 1, 100);		/* still valid memory (KASAN checks) */
+	/* Only frees go through the old handle: a read is refused. */
+	KUNIT_EXPECT_EQ(test, cmstat_heap_read(h, &ctx->all_now), -EINVAL);
 	snap(test);
 	KUNIT_EXPECT_EQ(test, ctx->all_now.live_objects,
 			ctx->all_before.live_objects + 2);

@@ -14,6 +14,7 @@
 #include <linux/sched.h>
 #include <linux/workqueue.h>
 
+#include <cmstat/alloc.h>
 #include <cmstat/counters.h>
 
 #define NR_TEST_COUNTERS	4
@@ -131,6 +132,25 @@ static void counters_bad_alloc(struct kunit *test)
 	/* Freeing NULL or an error pointer is a no-op. */
 	cmstat_counters_free(NULL);
 	cmstat_counters_free(ERR_PTR(-EINVAL));
+}
+
+/* A group freed before its sets is left allocated: the sets still work. */
+static void counters_group_freed_early(struct kunit *test)
+{
+	struct cmstat_group *group = cmstat_group_alloc();
+	struct cmstat_counters *set;
+	s64 d[NR_TEST_COUNTERS] = { 5 };
+	u64 totals[NR_TEST_COUNTERS];
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, group);
+	set = cmstat_counters_alloc(group, NR_TEST_COUNTERS);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, set);
+	cmstat_group_free(group);	/* refused, with a message */
+	write_all(set, d);
+	read_ok(test, set, totals);
+	KUNIT_EXPECT_EQ(test, totals[0], 5);
+	cmstat_counters_free(set);
+	cmstat_group_free(group);
 }
 
 /*
@@ -347,15 +367,21 @@ static void counters_read_in_section(struct kunit *test)
 {
 	struct cmstat_counters *set = alloc_set(test, NR_TEST_COUNTERS);
 	u64 totals[NR_TEST_COUNTERS];
+	struct cmstat_heap_stats *st = kunit_kzalloc(test, sizeof(*st),
+						     GFP_KERNEL);
 	struct cmstat_section sec;
-	int err = 0;
+	int err = 0, all_err = 0;
 
+	KUNIT_ASSERT_NOT_NULL(test, st);
+	/* Refused before they allocate or lock: no sleep-in-atomic splat. */
 	if (cmstat_section_begin(&sec, cmstat_counters_group(set))) {
 		cmstat_section_add(cmstat_section_slot(&sec, set), 0, 1);
 		err = cmstat_counters_read(set, totals, NULL);
+		all_err = cmstat_heaps_read_all(st);
 		cmstat_section_end(&sec);
 	}
 	KUNIT_EXPECT_EQ(test, err, -EDEADLK);
+	KUNIT_EXPECT_EQ(test, all_err, -EDEADLK);
 	read_ok(test, set, totals);
 	KUNIT_EXPECT_EQ(test, totals[0], 1);
 	cmstat_counters_free(set);
@@ -367,6 +393,7 @@ static struct kunit_case counters_cases[] = {
 	KUNIT_CASE(counters_read_without_writers),
 	KUNIT_CASE(counters_signed_deltas),
 	KUNIT_CASE(counters_bad_alloc),
+	KUNIT_CASE(counters_group_freed_early),
 	KUNIT_CASE(counters_read_in_section),
 	KUNIT_CASE_SLOW(counters_task_section_holds_reader),
 	KUNIT_CASE_SLOW(counters_softirq_section_holds_reader),

@@ -120,6 +120,8 @@ static void cmstat_fill_lookup(void)
  * accounting=0 it cannot see them, and a client may have freed memory
  * with the wrong heap or size: so ask the slab allocator, which knows.  A
  * cache that still holds objects is left allocated, as leaked memory is.
+ * Only CONFIG_SLUB_DEBUG counts a cache's slabs (kmem_cache_shrink() says
+ * 0 without it, full slabs or not): without it every cache is left.
  */
 void cmstat_classes_exit(void)
 {
@@ -130,6 +132,8 @@ void cmstat_classes_exit(void)
 		struct kmem_cache *cache = cmstat_class_caches[class];
 
 		if (!cache)
+			continue;
+		if (!IS_ENABLED(CONFIG_SLUB_DEBUG))
 			continue;
 		if (kmem_cache_shrink(cache)) {
 			pr_warn("cache %s still holds objects no client freed; left allocated\n",

@@ -95,11 +95,19 @@ EXPORT_SYMBOL_GPL(cmstat_group_alloc);
  * cmstat_group_free() - free a group
  * @group: from cmstat_group_alloc(), with no set left in it; NULL or an
  *	error pointer is a no-op
+ *
+ * A group that still has sets is left allocated, with a message naming
+ * the caller: its sets point into it.
  */
 void cmstat_group_free(struct cmstat_group *group)
 {
 	if (IS_ERR_OR_NULL(group))
 		return;
+	if (!list_empty(&group->sets)) {
+		pr_err("%ps freed a group that still has counter sets; left allocated\n",
+		       (void *)_RET_IP_);
+		return;
+	}
 	cmstat_group_destroy(group);
 	kfree(group);
 }
@@ -427,6 +435,19 @@ static bool cmstat_in_section(void)
 	return raw_cpu_read(cmstat_cpu_seq.seq[seq]) & 1;
 }
 
+/*
+ * Every exported read starts here, before it allocates or locks: -EDEADLK,
+ * with a message naming @caller (the client), from inside a section.
+ */
+int cmstat_read_refused(unsigned long caller)
+{
+	if (!cmstat_in_section())
+		return 0;
+	pr_err_once("%ps read counters from inside a writer section; refused\n",
+		    (void *)caller);
+	return -EDEADLK;
+}
+
 /**
  * cmstat_group_read() - one consistent snapshot of every set of a group
  * @group: the group
@@ -464,11 +485,9 @@ int cmstat_group_read(struct cmstat_group *group,
 	unsigned int i, slot;
 	int err;
 
-	if (cmstat_in_section()) {
-		pr_err_once("%ps read counters from inside a writer section; refused\n",
-			    (void *)_RET_IP_);
-		return -EDEADLK;
-	}
+	err = cmstat_read_refused(_RET_IP_);
+	if (err)
+		return err;
 	might_sleep();
 	err = mutex_lock_killable(&group->lock);
 	if (err)

@@ -15,6 +15,7 @@
 #include <linux/hashtable.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
+#include <linux/string.h>
 
 #include "internal.h"
 
@@ -90,18 +91,24 @@ static struct cmstat_debug_obj *cmstat_debug_find(const void *obj)
 	return NULL;
 }
 
+/* What a refused free's report says of the object's allocation. */
+struct cmstat_debug_was {
+	char heap[CMSTAT_HEAP_NAME_MAX + 1];	/* "" if not allocated */
+	size_t size;
+};
+
 /*
- * Report one refused free; never prints the address.  @was is a copy of
- * the object's record, taken under the lock: the record itself may be
- * freed by a rightful free as soon as the lock is dropped.
+ * Report one refused free; never prints the address.  @was is copied from
+ * the object's record under the lock: as soon as it is dropped, a rightful
+ * free may free the record, and then its heap (an orphan's last object).
  */
 static void cmstat_debug_report(const char *what, struct cmstat_heap *heap,
-				size_t size, const struct cmstat_debug_obj *was)
+				size_t size, const struct cmstat_debug_was *was)
 {
-	if (was->heap)
+	if (was->heap[0])
 		pr_err_ratelimited("debug_free: %s: freed into heap %s with size %zu, allocated from heap %s with size %zu; not freed\n",
 				   what, cmstat_heap_name(heap), size,
-				   cmstat_heap_name(was->heap), was->size);
+				   was->heap, was->size);
 	else
 		pr_err_ratelimited("debug_free: %s: freed into heap %s with size %zu; not freed\n",
 				   what, cmstat_heap_name(heap), size);
@@ -110,7 +117,8 @@ static void cmstat_debug_report(const char *what, struct cmstat_heap *heap,
 bool __cmstat_debug_untrack(struct cmstat_heap *heap, const void *obj,
 			    size_t size)
 {
-	struct cmstat_debug_obj *rec, was = { };
+	struct cmstat_debug_was was = { };
+	struct cmstat_debug_obj *rec;
 	const char *bad = NULL;
 	unsigned long flags;
 
@@ -124,8 +132,11 @@ bool __cmstat_debug_untrack(struct cmstat_heap *heap, const void *obj,
 		bad = "wrong size";
 	if (bad) {
 		cmstat_invalid_frees++;
-		if (rec)
-			was = *rec;
+		if (rec) {
+			strscpy(was.heap, cmstat_heap_name(rec->heap),
+				sizeof(was.heap));
+			was.size = rec->size;
+		}
 	} else {
 		hash_del(&rec->node);
 	}

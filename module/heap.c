@@ -14,6 +14,9 @@
  * Every heap holds a reference on this module from its creation until it
  * is destroyed and, by its statistics, empty: while a client may still
  * free into it, or its objects sit in cmstat's caches, cmstat stays loaded.
+ * With accounting=0 there are no statistics to go by: a heap destroyed
+ * then drops its reference at once, and classes.c's exit asks the slab
+ * allocator instead.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -326,15 +329,15 @@ static struct list_head *cmstat_heap_unlist(struct cmstat_heap *heap)
 {
 	u64 *c = kmalloc_array(CMSTAT_HC_NR, sizeof(u64), GFP_KERNEL);
 	struct list_head *keep = &cmstat_orphans;
-	s64 live = 1;	/* without memory for the snapshot, assume objects */
+	s64 live = -1;	/* unread (no memory, or a fatal signal): an orphan */
 
 	mutex_lock(&cmstat_heaps_lock);
 	list_del(&heap->node);
 	if (!cmstat_accounting_enabled()) {
 		keep = &cmstat_kept;
 	} else if (c && !cmstat_heap_counters(heap, c, NULL)) {
-		live = cmstat_counters_live_objects(c);
-		if (live <= 0) {
+		live = max(cmstat_counters_live_objects(c), 0LL);
+		if (!live) {
 			cmstat_heap_retire(c);
 			keep = NULL;
 		}
@@ -343,8 +346,12 @@ static struct list_head *cmstat_heap_unlist(struct cmstat_heap *heap)
 		list_add_tail(&heap->node, keep);
 	if (keep == &cmstat_orphans) {
 		/* Under the lock: once it is dropped the reaper may free it. */
-		pr_warn("heap %s destroyed with %lld live objects; they stay allocated, and cmstat loaded, until freed\n",
-			heap->name, live);
+		if (live > 0)
+			pr_warn("heap %s destroyed with %lld live objects; they stay allocated, and cmstat loaded, until freed\n",
+				heap->name, live);
+		else
+			pr_warn("heap %s destroyed, its statistics unread; kept, and cmstat loaded, until they show it empty\n",
+				heap->name);
 		cmstat_reap_delay = HZ;
 		mod_delayed_work(system_wq, &cmstat_reaper, cmstat_reap_delay);
 	}

@@ -93,6 +93,7 @@ void cmstat_heaps_exit(void);
 void cmstat_heaps_print_names(struct seq_file *m);
 struct cmstat_cut *cmstat_cut_take(void);
 int cmstat_heap_counters(struct cmstat_heap *heap, u64 *c, u64 *epoch);
+int cmstat_read_refused(unsigned long caller);
 
 void cmstat_derive(const u64 *c, u64 epoch, struct cmstat_heap_stats *st);
 s64 cmstat_counters_live_objects(const u64 *c);

@@ -182,7 +182,8 @@ const struct cmstat_row *cmstat_cut_find(const struct cmstat_cut *cut, u64 id)
  * Process context; sleeps (see cmstat_group_read(): every heap's counters
  * are folded).
  *
- * Return: 0; -EINVAL if @heap is NULL; -ENOMEM, -EINTR or -EDEADLK (see
+ * Return: 0; -EINVAL if @heap is NULL, an error pointer or destroyed (a
+ * message names it, once); -ENOMEM, -EINTR or -EDEADLK (see
  * cmstat_group_read()), with @st untouched.
  */
 int cmstat_heap_read(struct cmstat_heap *heap, struct cmstat_heap_stats *st)
@@ -190,8 +191,16 @@ int cmstat_heap_read(struct cmstat_heap *heap, struct cmstat_heap_stats *st)
 	u64 *c, epoch;
 	int err;
 
-	if (!heap)
+	if (IS_ERR_OR_NULL(heap))
 		return -EINVAL;
+	if (test_bit(CMSTAT_HEAP_DESTROYED, &heap->flags)) {
+		pr_warn_once("%ps read heap %s after destroying it; refused\n",
+			     (void *)_RET_IP_, heap->name);
+		return -EINVAL;
+	}
+	err = cmstat_read_refused(_RET_IP_);
+	if (err)
+		return err;
 	c = kmalloc_array(CMSTAT_HC_NR, sizeof(u64), GFP_KERNEL);
 	if (!c)
 		return -ENOMEM;
@@ -226,8 +235,11 @@ int cmstat_heaps_read(struct cmstat_heap *const *heaps, unsigned int n,
 	const struct cmstat_row **rows;
 	struct cmstat_cut *cut;
 	unsigned int i;
-	int err = 0;
+	int err;
 
+	err = cmstat_read_refused(_RET_IP_);
+	if (err)
+		return err;
 	rows = kmalloc_array(n, sizeof(*rows), GFP_KERNEL);
 	if (!rows)
 		return -ENOMEM;
@@ -262,6 +274,10 @@ EXPORT_SYMBOL_GPL(cmstat_heaps_read);
  */
 int cmstat_heaps_read_all(struct cmstat_heap_stats *st)
 {
+	int err = cmstat_read_refused(_RET_IP_);
+
+	if (err)
+		return err;
 	return cmstat_heaps_read(NULL, 0, NULL, st);
 }
 EXPORT_SYMBOL_GPL(cmstat_heaps_read_all);

@@ -404,9 +404,13 @@ static __always_inline void *cmstat_alloc_array(struct cmstat_heap *heap,
  * allocation.  Inline; __cmstat_free() is the same, out of line.
  *
  * Freeing with another size or into another heap than the allocation used
- * is a contract violation.  It cannot damage memory, only the statistics:
- * cmstat reports the heap whose statistics it broke, once, in the kernel
- * log.  With the module parameter debug_free=1, cmstat tracks every live
+ * is a contract violation.  The memory itself is freed right, only the
+ * statistics suffer: cmstat reports the heap whose statistics it broke,
+ * once, in the kernel log, when they no longer add up.  A free into the
+ * wrong heap can also make a heap look empty while the client still holds
+ * its objects; cmstat_heap_destroy() then frees the heap, and the frees
+ * through its handle that an orphan allows touch freed memory.  With the
+ * module parameter debug_free=1, cmstat tracks every live
  * object, reports such a free (and a double free, or a free of memory it
  * did not allocate) as it happens, counts it
  * (cmstat_debug_invalid_frees()), and leaves the object allocated and the
@@ -449,7 +453,10 @@ static __always_inline void cmstat_free_array(struct cmstat_heap *heap,
 					      const void *obj, size_t n,
 					      size_t size)
 {
-	/* Cannot overflow: the allocation it frees checked the product. */
+	/*
+	 * The allocation it frees checked the product; a product that
+	 * overflows can only come with the NULL that allocation returned.
+	 */
 	cmstat_free(heap, obj, n * size);
 }
 

@@ -235,7 +235,10 @@ static __always_inline void __cmstat_section_open(struct cmstat_section *sec,
 	 * (cmstat_sample_seq()), which sees this CPU's stores in program
 	 * order.  So the writer needs no fence, only a compiler barrier.  The
 	 * ordering against the reader's slot_off store is carried by the
-	 * reader's IPI; see cmstat_sample_seq().
+	 * reader's IPI (see cmstat_sample_seq()), or, on a CPU the reader
+	 * found quiescent and left alone, by the fully ordered atomic with
+	 * which the CPU left its quiescent state before this section
+	 * (cmstat_cpu_quiescent()).
 	 */
 	this_cpu_inc(cmstat_cpu_seq.seq[sec->ctx]);
 	barrier();
