@@ -89,7 +89,8 @@ awk -v allcpus=1 -v runs="$RUNS" -v disasm="$(echo "$disasm" | tail -n 1)" \
 	-v icount=1 -v prefix=icount_ -f "$CMSTAT_ROOT/scripts/bench-summary.awk" "$icount"
 echo
 echo "== Static counts, from the disassembly of the code clients compile (scripts/disasm.sh): whole functions, fast and slow paths =="
-echo "$disasm" | grep -E '^cmstat_probe_[a-z0-9_]+: instructions=' | sed 's/^/  /'
+echo "$disasm" | grep -E '^cmstat_probe_[a-z0-9_]+: instructions=' | awk '!seen[$0]++' |
+	sed 's/^/  /'
 if [ "$WALL" = 1 ]; then
 	echo
 	echo "== Wall clock (multi-threaded TCG, $SMP vCPUs): swings 20-85% with the host's load; compare rows of this table only =="
