@@ -31,19 +31,8 @@ $1 == "sample" {
 	}
 }
 
-function median(key,    i, j, t, a, m) {
-	m = n[key]
-	if (m != runs)
-		short = short sprintf("\n  %s: %d samples, %d expected", key, m, runs)
-	if (!m)
-		return 0
-	for (i = 1; i <= m; i++)
-		a[i] = v[key, i] + 0
-	for (i = 2; i <= m; i++)	# insertion sort: a handful of samples
-		for (j = i; j > 1 && a[j - 1] > a[j]; j--) {
-			t = a[j]; a[j] = a[j - 1]; a[j - 1] = t
-		}
-	return m % 2 ? a[(m + 1) / 2] : (a[m / 2] + a[m / 2 + 1]) / 2
+function median(key) {
+	return samples_median(key, runs)	# median.awk
 }
 
 function pct(with, base) {

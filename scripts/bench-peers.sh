@@ -98,5 +98,6 @@ echo "host: $(lscpu | sed -n 's/^Model name: *//p'), $(nproc) CPUs"
 echo "guest kernel command line adds: sysctl.vm.mem_profiling=0${BOOT_ARGS:+ $BOOT_ARGS}"
 echo "figures: instructions (QEMU -icount shift=0), medians of $RUNS samples, raw samples in $samples"
 echo
-awk -v runs="$RUNS" -f "$CMSTAT_ROOT/scripts/bench-peers-summary.awk" "$samples"
+awk -v runs="$RUNS" -f "$CMSTAT_ROOT/scripts/median.awk" \
+	-f "$CMSTAT_ROOT/scripts/bench-peers-summary.awk" "$samples"
 echo "make bench-peers took $(($(date +%s) - start)) s, of which $((kend - kstart)) s to build or find the peers kernel"

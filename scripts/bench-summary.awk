@@ -37,20 +37,9 @@ $1 == "sample" {
 	v[key, ++n[key]] = $5
 }
 
-function median(key,    i, j, t, a, m, want) {
-	m = n[key]
-	want = key ~ /^reader / ? 3 * runs : runs
-	if (m != want)
-		short = short sprintf("\n  %s: %d samples, %d expected", key, m, want)
-	if (!m)
-		return 0
-	for (i = 1; i <= m; i++)
-		a[i] = v[key, i] + 0
-	for (i = 2; i <= m; i++)	# insertion sort: a handful of samples
-		for (j = i; j > 1 && a[j - 1] > a[j]; j--) {
-			t = a[j]; a[j] = a[j - 1]; a[j - 1] = t
-		}
-	return m % 2 ? a[(m + 1) / 2] : (a[m / 2] + a[m / 2 + 1]) / 2
+# The reader has three times the samples (median.awk computes it).
+function median(key) {
+	return samples_median(key, key ~ /^reader / ? 3 * runs : runs)
 }
 
 function ratio(name, a, b) {

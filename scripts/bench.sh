@@ -86,7 +86,8 @@ echo
 echo "== Instruction counts (QEMU -icount shift=0: one guest ns is one instruction), 1 vCPU; the reader with READER_CPUS vCPUs =="
 echo
 awk -v allcpus=1 -v runs="$RUNS" -v disasm="$(echo "$disasm" | tail -n 1)" \
-	-v icount=1 -v prefix=icount_ -f "$CMSTAT_ROOT/scripts/bench-summary.awk" "$icount"
+	-v icount=1 -v prefix=icount_ -f "$CMSTAT_ROOT/scripts/median.awk" \
+	-f "$CMSTAT_ROOT/scripts/bench-summary.awk" "$icount"
 echo
 echo "== Static counts, from the disassembly of the code clients compile (scripts/disasm.sh): whole functions, fast and slow paths =="
 echo "$disasm" | grep -E '^cmstat_probe_[a-z0-9_]+: instructions=' | awk '!seen[$0]++' |
@@ -96,6 +97,7 @@ if [ "$WALL" = 1 ]; then
 	echo "== Wall clock (multi-threaded TCG, $SMP vCPUs): swings 20-85% with the host's load; compare rows of this table only =="
 	echo
 	awk -v allcpus="$SMP" -v runs="$RUNS" -v disasm="$(echo "$disasm" | tail -n 1)" \
-		-v icount=0 -v prefix=wall_ -f "$CMSTAT_ROOT/scripts/bench-summary.awk" "$wall"
+		-v icount=0 -v prefix=wall_ -f "$CMSTAT_ROOT/scripts/median.awk" \
+		-f "$CMSTAT_ROOT/scripts/bench-summary.awk" "$wall"
 fi
 echo "make bench took $(($(date +%s) - start)) s"
