@@ -243,9 +243,12 @@ static void alloc_array(struct kunit *test)
 
 	KUNIT_EXPECT_NULL(test, cmstat_alloc_array(ctx->heap, SIZE_MAX / 2, 3,
 						   GFP_KERNEL));
+	/* Freeing what that returned, with the same overflowing product. */
+	cmstat_free_array(ctx->heap, NULL, SIZE_MAX / 2, 3);
 	snap(test);
 	KUNIT_EXPECT_EQ(test, ctx->now.failed_allocs, 1);
 	KUNIT_EXPECT_EQ(test, ctx->now.mallocs, 0);
+	KUNIT_EXPECT_EQ(test, ctx->now.frees, 0);
 
 	a = cmstat_alloc_array(ctx->heap, 30, sizeof(*a), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, a);

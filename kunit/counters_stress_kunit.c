@@ -575,6 +575,11 @@ static void stress_consistency(struct kunit *test)
 
 #define HOTPLUG_MIN_CYCLES	3
 
+/*
+ * Written by hotplug_fn() only, read locklessly by stress_hotplug()'s
+ * loop with READ_ONCE(): flags for when to stop, ordering nothing else
+ * (kthread_stop() orders the final values).
+ */
 struct hotplug_ctl {
 	unsigned int cpu;
 	unsigned int cycles;

@@ -385,11 +385,8 @@ static __always_inline void *cmstat_alloc_array(struct cmstat_heap *heap,
 						size_t n, size_t size,
 						gfp_t gfp)
 {
-	size_t bytes;
-
-	if (unlikely(check_mul_overflow(n, size, &bytes)))
-		return __cmstat_alloc(heap, SIZE_MAX, gfp);
-	return cmstat_alloc(heap, bytes, gfp);
+	/* An overflow saturates to SIZE_MAX: above every class, it fails. */
+	return cmstat_alloc(heap, size_mul(n, size), gfp);
 }
 
 /**
@@ -453,11 +450,8 @@ static __always_inline void cmstat_free_array(struct cmstat_heap *heap,
 					      const void *obj, size_t n,
 					      size_t size)
 {
-	/*
-	 * The allocation it frees checked the product; a product that
-	 * overflows can only come with the NULL that allocation returned.
-	 */
-	cmstat_free(heap, obj, n * size);
+	/* As the allocation computed it: an overflow only came with NULL. */
+	cmstat_free(heap, obj, size_mul(n, size));
 }
 
 #endif /* _CMSTAT_ALLOC_H */
