@@ -2,8 +2,8 @@
 /*
  * KUnit tests of the consistent counters on one CPU at a time: exact totals,
  * generation rotation, signed deltas, bad arguments, a reader held by a
- * writer section open in task context and in softirq context, and a read
- * from inside a section.
+ * writer section open in task context and in softirq context, a read that
+ * follows one killed while it waited, and a read from inside a section.
  */
 
 #include <kunit/test.h>
@@ -12,6 +12,7 @@
 #include <linux/err.h>
 #include <linux/kthread.h>
 #include <linux/sched.h>
+#include <linux/sched/signal.h>
 #include <linux/workqueue.h>
 
 #include <cmstat/alloc.h>
@@ -224,10 +225,12 @@ struct held_reader {
 	struct completion done;
 };
 
+/* A kthread ignores signals unless it allows them: this one can be killed. */
 static int held_reader_fn(void *arg)
 {
 	struct held_reader *r = arg;
 
+	allow_signal(SIGKILL);
 	complete(&r->started);
 	r->err = cmstat_counters_read(r->set, r->totals, NULL);
 	complete(&r->done);
@@ -359,6 +362,59 @@ static void counters_softirq_section_holds_reader(struct kunit *test)
 }
 
 /*
+ * A reader killed while it waits for a section leaves its close pending.
+ * The next read must still include every section that ended before it
+ * began: the held section, and a write made after it, in the generation
+ * the killed reader's close opened.
+ */
+static void counters_read_after_killed_reader(struct kunit *test)
+{
+	s64 d[NR_TEST_COUNTERS] = { 0, 0, 100, 0 };
+	struct held_section h = { };
+	struct held_reader r = { };
+	struct task_struct *wt, *rt;
+	u64 totals[NR_TEST_COUNTERS];
+	unsigned long gen;
+	unsigned int i;
+
+	held_init(test, &h);
+	rt = held_reader_create(test, &r, h.set, cpumask_first(cpu_online_mask));
+	wt = kthread_create(held_task_fn, &h, "cmstat_held_w");
+	if (IS_ERR(wt))
+		kthread_stop(rt);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, wt);
+	kthread_bind(wt, cpumask_last(cpu_online_mask));
+	wake_up_process(wt);
+	wait_for_completion(&h.opened);
+
+	/* Killed once it has closed a generation and waits for the section. */
+	gen = READ_ONCE(cmstat_counters_group(h.set)->gen);
+	wake_up_process(rt);
+	wait_for_completion(&r.started);
+	for (i = 0; i < HELD_POLLS &&
+	     READ_ONCE(cmstat_counters_group(h.set)->gen) == gen; i++)
+		udelay(HELD_POLL_US);
+	KUNIT_EXPECT_NE_MSG(test, READ_ONCE(cmstat_counters_group(h.set)->gen),
+			    gen, "the reader closed no generation");
+	send_sig(SIGKILL, rt, 1);
+	wait_for_completion(&r.done);
+	kthread_stop(rt);
+	KUNIT_EXPECT_EQ(test, r.err, -EINTR);
+
+	WRITE_ONCE(h.release, true);
+	kthread_stop(wt);		/* the held section has ended */
+	KUNIT_EXPECT_FALSE(test, h.timed_out);
+	write_all(h.set, d);
+
+	read_ok(test, h.set, totals);
+	KUNIT_EXPECT_EQ(test, totals[0], 1);
+	KUNIT_EXPECT_EQ(test, totals[1], 1);
+	KUNIT_EXPECT_EQ_MSG(test, totals[2], 100,
+			    "a write that ended before the read is missing");
+	cmstat_counters_free(h.set);
+}
+
+/*
  * A read from inside a section would wait for that section forever: it is
  * refused, before anything sleeps.  The result is checked after the
  * section, where KUnit may allocate.
@@ -397,6 +453,7 @@ static struct kunit_case counters_cases[] = {
 	KUNIT_CASE(counters_read_in_section),
 	KUNIT_CASE_SLOW(counters_task_section_holds_reader),
 	KUNIT_CASE_SLOW(counters_softirq_section_holds_reader),
+	KUNIT_CASE_SLOW(counters_read_after_killed_reader),
 	{}
 };
 

@@ -12,9 +12,11 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/context_tracking_state.h>
+#include <linux/cpu.h>
 #include <linux/delay.h>
 #include <linux/export.h>
 #include <linux/jiffies.h>
+#include <linux/moduleparam.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/smp.h>
@@ -36,8 +38,16 @@ EXPORT_SYMBOL_GPL(cmstat_accounting);
  */
 #define CMSTAT_WAIT_SPINS	128
 
-/* After this long, a reader reports the section it waits for. */
-#define CMSTAT_STUCK_SECS	5
+/*
+ * After this long, a reader reports the section it waits for, and closes
+ * it if the section's CPU is provably outside it: a section left open.
+ * Writable, for hosts whose vCPUs may stay descheduled longer, and for
+ * tests that hold a section open on purpose.
+ */
+static unsigned int section_timeout = 5;
+module_param(section_timeout, uint, 0644);
+MODULE_PARM_DESC(section_timeout,
+		 "Seconds a reader waits for one writer section before it reports it, and closes it if its CPU is outside it (left open by a client); at least 1 (default 5)");
 
 /**
  * cmstat_accounting_enabled() - whether writer sections record anything
@@ -54,7 +64,8 @@ EXPORT_SYMBOL_GPL(cmstat_accounting_enabled);
 int cmstat_group_init(struct cmstat_group *group)
 {
 	memset(group, 0, sizeof(*group));
-	mutex_init(&group->lock);
+	mutex_init(&group->read_lock);
+	mutex_init(&group->sets_lock);
 	INIT_LIST_HEAD(&group->sets);
 	group->sample = alloc_percpu(struct cmstat_cpu_seq);
 	return group->sample ? 0 : -ENOMEM;
@@ -64,7 +75,8 @@ void cmstat_group_destroy(struct cmstat_group *group)
 {
 	WARN_ON_ONCE(!list_empty(&group->sets));
 	free_percpu(group->sample);
-	mutex_destroy(&group->lock);
+	mutex_destroy(&group->sets_lock);
+	mutex_destroy(&group->read_lock);
 }
 
 /**
@@ -118,8 +130,8 @@ EXPORT_SYMBOL_GPL(cmstat_group_free);
  * @group: the group the set joins, or NULL for a group of its own
  * @nr: number of u64 counters, 1 to %CMSTAT_COUNTERS_MAX
  *
- * All counters start at zero.  Process context; may sleep; waits for a
- * reader of @group to finish.
+ * All counters start at zero.  Process context; may sleep, but never waits
+ * for a reader, nor for a writer section.
  *
  * Return: the set, ERR_PTR(-EINVAL) for a bad @nr or ERR_PTR(-ENOMEM).
  */
@@ -150,9 +162,9 @@ struct cmstat_counters *cmstat_counters_alloc(struct cmstat_group *group,
 		return ERR_PTR(-ENOMEM);
 	}
 	set->group = group;
-	mutex_lock(&group->lock);
+	mutex_lock(&group->sets_lock);
 	list_add_tail(&set->node, &group->sets);
-	mutex_unlock(&group->lock);
+	mutex_unlock(&group->sets_lock);
 	return set;
 }
 EXPORT_SYMBOL_GPL(cmstat_counters_alloc);
@@ -162,15 +174,15 @@ EXPORT_SYMBOL_GPL(cmstat_counters_alloc);
  * @set: from cmstat_counters_alloc(); NULL or an error pointer is a no-op
  *
  * The caller guarantees that no writer section can still reach @set.
- * Waits for a reader of its group to finish.
+ * Never waits for a reader, nor for a writer section.
  */
 void cmstat_counters_free(struct cmstat_counters *set)
 {
 	if (IS_ERR_OR_NULL(set))
 		return;
-	mutex_lock(&set->group->lock);
+	mutex_lock(&set->group->sets_lock);
 	list_del(&set->node);
-	mutex_unlock(&set->group->lock);
+	mutex_unlock(&set->group->sets_lock);
 	if (set->own_group)
 		cmstat_group_free(set->group);
 	kfree(set->frozen);
@@ -212,22 +224,116 @@ static const char * const cmstat_ctx_names[CMSTAT_NR_CTX] = {
 	"task", "softirq", "hardirq", "NMI",
 };
 
+/**
+ * struct cmstat_repair - a request to close a section left open
+ * @ctx: the context whose counter the section left odd
+ * @sampled: the counter's value when the reader sampled it
+ * @closed: set when the counter was moved on
+ */
+struct cmstat_repair {
+	unsigned int ctx;
+	unsigned long sampled;
+	bool closed;
+};
+
+/*
+ * Whether this CPU is outside every section of context @ctx, as seen from
+ * cmstat_repair_seq(): from the reader's IPI, in hardirq context on top of
+ * whatever the CPU was doing, or called directly on the reader's own CPU,
+ * in the reader's task with interrupts off.  False when it cannot tell.
+ *
+ * Hardirq and NMI sections are never open under us: hardirq handlers do
+ * not nest, and an NMI returns before the code it interrupted resumes.  A
+ * softirq section is open only while the CPU serves a softirq.  A task
+ * section disables preemption, so the reader's own task is in none (it is
+ * preemptible: cmstat_read_refused() turned away readers inside
+ * sections), and neither is a task we interrupted with preemption and
+ * softirqs enabled, nor the idle task.  Without CONFIG_PREEMPT_COUNT
+ * preempt_count() does not count preempt_disable(), and only the idle
+ * task and the reader's own CPU tell.
+ */
+static bool cmstat_cpu_outside(unsigned int ctx)
+{
+	switch (ctx) {
+	case CMSTAT_CTX_HARDIRQ:
+	case CMSTAT_CTX_NMI:
+		return true;
+	case CMSTAT_CTX_SOFTIRQ:
+		return !in_serving_softirq();
+	}
+	if (!in_hardirq())
+		return true;	/* the reader's own CPU */
+	if (in_serving_softirq())
+		return false;
+	return is_idle_task(current) ||
+	       (IS_ENABLED(CONFIG_PREEMPT_COUNT) &&
+		!(preempt_count() & (PREEMPT_MASK | SOFTIRQ_MASK)));
+}
+
+/*
+ * Close a section left open on this CPU: move the counter on from the
+ * sampled (odd) value, if it still has it and the CPU is outside every
+ * section of that context, so that no section of it can be open, nor open
+ * until we return.  A compare-and-exchange: an NMI section may begin and
+ * end between our read and our write, and its end must not be undone.
+ * NMI-safe on every architecture whose NMI sections cmstat accepts
+ * (%CMSTAT_NMI_WRITERS).  Runs from smp_call_function_single(), which
+ * orders the write before the reader's next look at the counter.
+ */
+static void cmstat_repair_seq(void *info)
+{
+	struct cmstat_repair *r = info;
+
+	if (!cmstat_cpu_outside(r->ctx))
+		return;
+	r->closed = this_cpu_cmpxchg(cmstat_cpu_seq.seq[r->ctx], r->sampled,
+				     r->sampled + 1) == r->sampled;
+}
+
+/*
+ * Close the section left open that @cpu's context @r->ctx was sampled in,
+ * if @cpu is outside it.  Under cpus_read_lock(), so that @cpu stays
+ * online or offline meanwhile.  Online, the check runs on @cpu.  Offline,
+ * nothing runs there, so no section is open (a CPU cannot go offline inside
+ * one: see cmstat_close_gen()), and nothing writes its counters until it
+ * comes online again, which is fully ordered after the lock is dropped.
+ */
+static void cmstat_repair(unsigned int cpu, struct cmstat_repair *r)
+{
+	unsigned long *seq = &per_cpu(cmstat_cpu_seq, cpu).seq[r->ctx];
+
+	cpus_read_lock();
+	if (cpu_online(cpu)) {
+		smp_call_function_single(cpu, cmstat_repair_seq, r, true);
+	} else if (READ_ONCE(*seq) == r->sampled) {
+		WRITE_ONCE(*seq, r->sampled + 1);
+		r->closed = true;
+	}
+	cpus_read_unlock();
+	if (r->closed)
+		pr_warn("CPU %u: closed a %s-context writer section left open (a client returned or slept without cmstat_section_end()); what it writes later counts, but not at once\n",
+			cpu, cmstat_ctx_names[r->ctx]);
+}
+
 /*
  * Wait for one CPU's context @ctx to leave the section it was sampled in.
  * Return: 0, or -EINTR on a fatal signal (the close stays pending).
  */
-static int cmstat_wait_one(struct cmstat_group *group, unsigned int cpu,
-			   unsigned int ctx, unsigned long sampled)
+static int cmstat_wait_one(unsigned int cpu, unsigned int ctx,
+			   unsigned long sampled)
 {
 	unsigned long *seq = &per_cpu(cmstat_cpu_seq, cpu).seq[ctx];
-	unsigned long start = jiffies;
-	unsigned int spins = 0;
+	struct cmstat_repair repair = { .ctx = ctx, .sampled = sampled };
+	unsigned long start = jiffies, next_repair = jiffies;
+	unsigned int spins = 0, timeout;
+	bool reported = false;
 
 	/*
 	 * Any change means the sampled section ended: a section opened later
 	 * on that CPU loaded the new ->slot_off.  So a CPU writing back-to-back
 	 * cannot starve us.  Lockless read of a remote counter that only its
-	 * own CPU writes (this_cpu_inc() in the writer).
+	 * own CPU writes (the writer's this_cpu_or() and this_cpu_inc()), or
+	 * cmstat_repair(), which we run ourselves.
 	 */
 	while (READ_ONCE(*seq) == sampled) {
 		if (++spins < CMSTAT_WAIT_SPINS) {
@@ -236,11 +342,22 @@ static int cmstat_wait_one(struct cmstat_group *group, unsigned int cpu,
 		}
 		if (fatal_signal_pending(current))
 			return -EINTR;
-		if (!group->stuck_reported &&
-		    time_after(jiffies, start + CMSTAT_STUCK_SECS * HZ)) {
-			group->stuck_reported = true;
+		timeout = max(READ_ONCE(section_timeout), 1U);
+		if (!reported && time_after(jiffies, start + timeout * HZ)) {
+			reported = true;
 			pr_warn("a writer section open on CPU %u in %s context for %u s holds up readers: a section left open, or one that sleeps\n",
-				cpu, cmstat_ctx_names[ctx], CMSTAT_STUCK_SECS);
+				cpu, cmstat_ctx_names[ctx], timeout);
+		}
+		/*
+		 * Once reported, or at once on a CPU gone offline, close the
+		 * section if its CPU is outside it; a tenth of a second apart.
+		 */
+		if ((reported || !cpu_online(cpu)) &&
+		    time_after_eq(jiffies, next_repair)) {
+			cmstat_repair(cpu, &repair);
+			if (repair.closed)
+				break;
+			next_repair = jiffies + HZ / 10;
 		}
 		/* A vCPU descheduled mid-section: tens of us.  A bug: forever. */
 		if (time_before(jiffies, start + HZ))
@@ -267,7 +384,7 @@ static int cmstat_wait_sections(struct cmstat_group *group)
 		for (ctx = 0; ctx < CMSTAT_NR_CTX; ctx++) {
 			if (!(sample->seq[ctx] & 1) || cmstat_mutate_skip_wait())
 				continue;
-			err = cmstat_wait_one(group, cpu, ctx, sample->seq[ctx]);
+			err = cmstat_wait_one(cpu, ctx, sample->seq[ctx]);
 			if (err)
 				return err;
 		}
@@ -384,7 +501,6 @@ static void cmstat_close_gen(struct cmstat_group *group)
 	on_each_cpu_cond_mask(cmstat_cpu_needs_sample, cmstat_sample_seq, group,
 			      true, cpu_online_mask);
 	group->closing = true;
-	group->stuck_reported = false;
 }
 
 /*
@@ -407,8 +523,76 @@ static void cmstat_fold(struct cmstat_counters *set, unsigned int slot)
 	}
 }
 
-/* The totals of @set as of the last fold. */
-static void cmstat_totals(const struct cmstat_counters *set, u64 *totals)
+/*
+ * Wait for the sections the last close sampled, then fold the slot it
+ * retired, of every set of @group.  Under ->sets_lock, which only the
+ * list's changes take: a set created since the close has nothing in that
+ * slot, and one freed since is no longer read.
+ */
+static int cmstat_finish_close(struct cmstat_group *group)
+{
+	struct cmstat_counters *set;
+	unsigned int slot;
+	int err;
+
+	err = cmstat_wait_sections(group);
+	if (err)
+		return err;
+	group->closing = false;
+	slot = (group->gen - 1) % CMSTAT_RING_SLOTS;
+	mutex_lock(&group->sets_lock);
+	list_for_each_entry(set, &group->sets, node)
+		cmstat_fold(set, slot);
+	mutex_unlock(&group->sets_lock);
+	return 0;
+}
+
+/**
+ * cmstat_group_snapshot() - take a snapshot of every set of a group
+ * @group: the group
+ *
+ * For cmstat's own readers (heap.c), which copy out the totals of the sets
+ * they choose with cmstat_counters_totals() and then call
+ * cmstat_group_snapshot_done().  Process context; sleeps, killably.
+ *
+ * Return: 0, with @group's reader lock held; or -EINTR, not holding it.
+ */
+int cmstat_group_snapshot(struct cmstat_group *group)
+{
+	int err;
+
+	might_sleep();
+	err = mutex_lock_killable(&group->read_lock);
+	if (err)
+		return err;
+	/*
+	 * A reader killed while waiting left a close pending.  Finishing it
+	 * is not enough: sections that ended since then wrote the current
+	 * slot, and a read must include every section that ended before it
+	 * began.  So finish it, then close again.
+	 */
+	if (group->closing)
+		err = cmstat_finish_close(group);
+	if (!err) {
+		cmstat_close_gen(group);
+		err = cmstat_finish_close(group);
+	}
+	if (err)
+		mutex_unlock(&group->read_lock);
+	return err;
+}
+
+/* Drop the reader lock cmstat_group_snapshot() returned with. */
+void cmstat_group_snapshot_done(struct cmstat_group *group)
+{
+	mutex_unlock(&group->read_lock);
+}
+
+/*
+ * The totals of @set as of the last fold; under the reader lock of its
+ * group (cmstat_group_snapshot()).
+ */
+void cmstat_counters_totals(const struct cmstat_counters *set, u64 *totals)
 {
 	unsigned int i, slot;
 
@@ -417,6 +601,7 @@ static void cmstat_totals(const struct cmstat_counters *set, u64 *totals)
 		for (slot = 0; slot < CMSTAT_RING_SLOTS; slot++)
 			totals[i] += set->frozen[i * CMSTAT_RING_SLOTS + slot];
 	}
+	lockdep_assert_held(&set->group->read_lock);
 }
 
 /*
@@ -468,45 +653,37 @@ int cmstat_read_refused(unsigned long caller)
  * group is folded, copied out or not, so the cost grows with the group's
  * sets times their counters times the possible CPUs.
  *
- * Sleeps: readers are serialised by a mutex, and the reader waits only for
- * sections that were open when it closed the generation, spinning briefly
- * and then sleeping.  A section open for more than %CMSTAT_STUCK_SECS
- * seconds (a writer's bug) is reported once in the kernel log.
+ * Sleeps, killably: readers are serialised by a mutex, and the reader
+ * waits only for sections that were open when it closed the generation,
+ * spinning briefly and then sleeping.  A section open for more than the
+ * module parameter section_timeout (5 s; a writer's bug) is reported in
+ * the kernel log, and, once its CPU is shown to be outside it (the section
+ * was left open, or slept), closed by the reader: the read goes on.
  *
  * Return: 0; -EINTR if a fatal signal came while waiting (@totals are left
- * alone, and the next read finishes the snapshot); -EDEADLK, with a
- * message, when called from inside a writer section.
+ * alone; the snapshot of the next read includes every section that ended
+ * before it began, as always); -EDEADLK, with a message, when called from
+ * inside a writer section.
  */
 int cmstat_group_read(struct cmstat_group *group,
 		      struct cmstat_counters *const *sets, u64 *const *totals,
 		      unsigned int n, u64 *epoch)
 {
-	struct cmstat_counters *set;
-	unsigned int i, slot;
+	unsigned int i;
 	int err;
 
 	err = cmstat_read_refused(_RET_IP_);
 	if (err)
 		return err;
-	might_sleep();
-	err = mutex_lock_killable(&group->lock);
+	err = cmstat_group_snapshot(group);
 	if (err)
 		return err;
-	if (!group->closing)
-		cmstat_close_gen(group);
-	err = cmstat_wait_sections(group);
-	if (!err) {
-		group->closing = false;
-		slot = (group->gen - 1) % CMSTAT_RING_SLOTS;
-		list_for_each_entry(set, &group->sets, node)
-			cmstat_fold(set, slot);
-		for (i = 0; i < n; i++)
-			cmstat_totals(sets[i], totals[i]);
-		if (epoch)
-			*epoch = group->gen;
-	}
-	mutex_unlock(&group->lock);
-	return err;
+	for (i = 0; i < n; i++)
+		cmstat_counters_totals(sets[i], totals[i]);
+	if (epoch)
+		*epoch = group->gen;
+	cmstat_group_snapshot_done(group);
+	return 0;
 }
 EXPORT_SYMBOL_GPL(cmstat_group_read);
 

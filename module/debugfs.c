@@ -137,20 +137,16 @@ static const struct seq_operations cmstat_stats_sops = {
 	.show = cmstat_stats_show,
 };
 
-/* i_private: NULL for "stats", &cmstat_debugfs_root for all/, or a heap. */
-static int cmstat_stats_open(struct inode *inode, struct file *file)
+static int cmstat_stats_open_view(struct file *file,
+				  enum cmstat_view_rows rows, u64 heap_id)
 {
 	struct cmstat_view *v = kmalloc(sizeof(*v), GFP_KERNEL);
-	void *what = inode->i_private;
 	int err;
 
 	if (!v)
 		return -ENOMEM;
-	v->rows = !what ? CMSTAT_VIEW_EVERYTHING :
-		  what == &cmstat_debugfs_root ? CMSTAT_VIEW_ALL :
-		  CMSTAT_VIEW_HEAP;
-	if (v->rows == CMSTAT_VIEW_HEAP)
-		v->heap_id = ((struct cmstat_heap *)what)->id;
+	v->rows = rows;
+	v->heap_id = heap_id;
 	v->cut = cmstat_cut_take();
 	err = PTR_ERR_OR_ZERO(v->cut);
 	if (!err) {
@@ -164,6 +160,20 @@ static int cmstat_stats_open(struct inode *inode, struct file *file)
 	}
 	((struct seq_file *)file->private_data)->private = v;
 	return 0;
+}
+
+/* i_private: NULL for "stats", &cmstat_debugfs_root for all/stats. */
+static int cmstat_stats_open(struct inode *inode, struct file *file)
+{
+	return cmstat_stats_open_view(file, inode->i_private ?
+				      CMSTAT_VIEW_ALL : CMSTAT_VIEW_EVERYTHING, 0);
+}
+
+/* i_private: the heap's id (see cmstat_debugfs_add_heap()). */
+static int cmstat_heap_stats_open(struct inode *inode, struct file *file)
+{
+	return cmstat_stats_open_view(file, CMSTAT_VIEW_HEAP,
+				      (unsigned long)inode->i_private);
 }
 
 static int cmstat_stats_release(struct inode *inode, struct file *file)
@@ -183,6 +193,14 @@ static const struct file_operations cmstat_stats_fops = {
 	.release = cmstat_stats_release,
 };
 
+static const struct file_operations cmstat_heap_stats_fops = {
+	.owner = THIS_MODULE,
+	.open = cmstat_heap_stats_open,
+	.read = seq_read,
+	.llseek = seq_lseek,
+	.release = cmstat_stats_release,
+};
+
 static int cmstat_heaps_list_show(struct seq_file *m, void *unused)
 {
 	cmstat_heaps_print_names(m);
@@ -191,10 +209,13 @@ static int cmstat_heaps_list_show(struct seq_file *m, void *unused)
 DEFINE_SHOW_ATTRIBUTE(cmstat_heaps_list);
 
 /*
- * The files go through debugfs's proxy (debugfs_create_file, not the
- * _unsafe variant): once debugfs_remove() has returned, a reader that
- * still holds one open gets -EIO, and no open or read runs past it, so the
- * heap can be freed right after.
+ * A heap's file holds the heap's id, not a pointer to it: an open looks
+ * the id up in the cut it takes, and finds nothing once the heap is gone.
+ * So the file needs no protection from debugfs_remove(), and goes without
+ * debugfs's proxy (_unsafe), whose removal waits for every open in
+ * progress: an open waits for writer sections, and cmstat_heap_destroy()
+ * must not wait for it.  A 32-bit kernel keeps the id's low half, enough
+ * for 4 billion heaps; the module itself is held by .owner.
  */
 struct dentry *cmstat_debugfs_add_heap(struct cmstat_heap *heap)
 {
@@ -203,7 +224,9 @@ struct dentry *cmstat_debugfs_add_heap(struct cmstat_heap *heap)
 	if (IS_ERR_OR_NULL(cmstat_debugfs_heaps))
 		return NULL;
 	dir = debugfs_create_dir(cmstat_heap_name(heap), cmstat_debugfs_heaps);
-	debugfs_create_file("stats", 0400, dir, heap, &cmstat_stats_fops);
+	debugfs_create_file_unsafe("stats", 0400, dir,
+				   (void *)(unsigned long)heap->id,
+				   &cmstat_heap_stats_fops);
 	return dir;
 }
 

@@ -56,13 +56,15 @@ static DEFINE_MUTEX(cmstat_heaps_lock);	/* protects all of the above */
 
 /*
  * Orphans are released by cuts that find them empty: any reader's, or the
- * reaper's, which takes one a second after an orphan appears, then less
- * and less often while some still hold objects.
+ * reaper's, which takes one a second after an orphan is first found
+ * holding objects, then 2, 4 and 8 s later, and then stops.  Objects freed
+ * later (or never) cost no more cuts: the next read of the statistics
+ * releases the orphan.  Documentation/admin-guide.rst says so.
  */
-#define CMSTAT_REAP_MAX_DELAY	(32 * HZ)
+#define CMSTAT_REAP_TRIES	4
 static void cmstat_reap(struct work_struct *work);
 static DECLARE_DELAYED_WORK(cmstat_reaper, cmstat_reap);
-static unsigned long cmstat_reap_delay = HZ;	/* under cmstat_heaps_lock */
+static unsigned int cmstat_reap_tries;	/* left; under cmstat_heaps_lock */
 
 /**
  * cmstat_heap_name() - a heap's name
@@ -105,6 +107,19 @@ static struct cmstat_heap *cmstat_heap_find(const char *name)
 		if (!strcmp(heap->name, name))
 			return heap;
 	return NULL;
+}
+
+/* The id of the live heap called @name, or 0: for sysfs. */
+u64 cmstat_heap_id(const char *name)
+{
+	struct cmstat_heap *heap;
+	u64 id;
+
+	mutex_lock(&cmstat_heaps_lock);
+	heap = cmstat_heap_find(name);
+	id = heap ? heap->id : 0;
+	mutex_unlock(&cmstat_heaps_lock);
+	return id;
 }
 
 /* Names of the live heaps, one per line, for debugfs. */
@@ -151,29 +166,36 @@ static unsigned int cmstat_nr_rows(void)
 	return n;
 }
 
-static void cmstat_cut_add(struct cmstat_cut *cut, struct cmstat_heap *heap,
-			   enum cmstat_row_kind kind,
-			   struct cmstat_counters **sets, u64 **totals)
+/* (Re)start the reaper's tries; under cmstat_heaps_lock. */
+static void cmstat_reap_soon(void)
 {
-	struct cmstat_row *row = &cut->rows[cut->nr_rows];
+	lockdep_assert_held(&cmstat_heaps_lock);
+	cmstat_reap_tries = CMSTAT_REAP_TRIES - 1;
+	mod_delayed_work(system_wq, &cmstat_reaper, HZ);
+}
+
+static void cmstat_cut_add(struct cmstat_cut *cut, struct cmstat_heap *heap,
+			   enum cmstat_row_kind kind)
+{
+	struct cmstat_row *row = &cut->rows[cut->nr_rows++];
 
 	row->kind = kind;
 	row->id = heap->id;
 	strscpy(row->name, heap->name, sizeof(row->name));
-	sets[cut->nr_rows] = heap->stats;
-	totals[cut->nr_rows] = row->c;
-	cut->nr_rows++;
+	cmstat_counters_totals(heap->stats, row->c);
 }
 
 /*
- * After the cut, under the lock: check each heap's statistics, and release
- * the orphans found empty (their totals stay in this cut as an orphan's,
- * and go to the destroyed heaps' for the next).
+ * After the cut, under the lock: check each heap's statistics, report the
+ * orphans found holding objects for the first time, and release those
+ * found empty (their totals stay in this cut as an orphan's, and go to the
+ * destroyed heaps' for the next).
  */
 static void cmstat_cut_review(struct cmstat_cut *cut, struct list_head *empty)
 {
 	struct cmstat_heap *heap, *tmp;
 	unsigned int r = 0;
+	s64 live;
 
 	list_for_each_entry(heap, &cmstat_heaps, node)
 		cmstat_check_counters(heap->name, cut->rows[r++].c, &heap->flags);
@@ -181,9 +203,15 @@ static void cmstat_cut_review(struct cmstat_cut *cut, struct list_head *empty)
 		struct cmstat_row *row = &cut->rows[r++];
 
 		cmstat_check_counters(heap->name, row->c, &heap->flags);
-		if (cmstat_counters_live_objects(row->c) <= 0) {
+		live = cmstat_counters_live_objects(row->c);
+		if (live <= 0) {
 			cmstat_heap_retire(row->c);
 			list_move(&heap->node, empty);
+		} else if (!test_and_set_bit(CMSTAT_HEAP_ORPHAN_REPORTED,
+					     &heap->flags)) {
+			pr_warn("heap %s destroyed with %lld live objects; they stay allocated, and cmstat loaded, until freed\n",
+				heap->name, live);
+			cmstat_reap_soon();
 		}
 	}
 }
@@ -191,38 +219,32 @@ static void cmstat_cut_review(struct cmstat_cut *cut, struct list_head *empty)
 /**
  * cmstat_cut_take() - the counters of every heap at one instant
  *
- * One read of cmstat_heap_group: a row per live heap, then per orphan,
+ * One snapshot of cmstat_heap_group: a row per live heap, then per orphan,
  * then the destroyed heaps' totals, which always sum to the all-heaps
- * figures.  Orphans found empty are released.  Process context; sleeps.
+ * figures.  Orphans found empty are released.  Process context; sleeps,
+ * killably, holding only the group's reader lock while it waits for
+ * writer sections: heaps come and go meanwhile.
  *
- * Return: the cut, to free with kvfree(); or ERR_PTR(-ENOMEM), -EINTR or
- * -EDEADLK (see cmstat_group_read()).
+ * Return: the cut, to free with kvfree(); or ERR_PTR(-ENOMEM) or -EINTR.
  */
 struct cmstat_cut *cmstat_cut_take(void)
 {
-	struct cmstat_counters **sets = NULL;
 	struct cmstat_heap *heap, *tmp;
 	struct cmstat_cut *cut;
 	LIST_HEAD(empty);
-	u64 **totals = NULL;
-	unsigned int n;
-	int err = -ENOMEM;
+	int err;
 
+	err = cmstat_group_snapshot(&cmstat_heap_group);
+	if (err)
+		return ERR_PTR(err);
 	mutex_lock(&cmstat_heaps_lock);
-	n = cmstat_nr_rows();
-	cut = kvzalloc(struct_size(cut, rows, n), GFP_KERNEL);
-	sets = kmalloc_array(n, sizeof(*sets), GFP_KERNEL);
-	totals = kmalloc_array(n, sizeof(*totals), GFP_KERNEL);
-	if (cut && sets && totals) {
+	cut = kvzalloc(struct_size(cut, rows, cmstat_nr_rows()), GFP_KERNEL);
+	if (cut) {
+		cut->epoch = cmstat_heap_group.gen;
 		list_for_each_entry(heap, &cmstat_heaps, node)
-			cmstat_cut_add(cut, heap, CMSTAT_ROW_HEAP, sets, totals);
+			cmstat_cut_add(cut, heap, CMSTAT_ROW_HEAP);
 		list_for_each_entry(heap, &cmstat_orphans, node)
-			cmstat_cut_add(cut, heap, CMSTAT_ROW_ORPHAN, sets,
-				       totals);
-		err = cmstat_group_read(&cmstat_heap_group, sets, totals,
-					cut->nr_rows, &cut->epoch);
-	}
-	if (!err) {
+			cmstat_cut_add(cut, heap, CMSTAT_ROW_ORPHAN);
 		/* The destroyed heaps, as of this cut: before any reaping. */
 		cut->rows[cut->nr_rows].kind = CMSTAT_ROW_DESTROYED;
 		memcpy(cut->rows[cut->nr_rows].c, cmstat_destroyed,
@@ -231,15 +253,12 @@ struct cmstat_cut *cmstat_cut_take(void)
 		cmstat_cut_review(cut, &empty);
 	}
 	mutex_unlock(&cmstat_heaps_lock);
-	kfree(totals);
-	kfree(sets);
+	cmstat_group_snapshot_done(&cmstat_heap_group);
 
 	list_for_each_entry_safe(heap, tmp, &empty, node)
 		cmstat_heap_release(heap, true);
-	if (err) {
-		kvfree(cut);
-		return ERR_PTR(err);
-	}
+	if (!cut)
+		return ERR_PTR(-ENOMEM);
 	cmstat_cut_sum(cut);
 	return cut;
 }
@@ -259,10 +278,10 @@ static void cmstat_reap(struct work_struct *work)
 	if (!IS_ERR(cut))
 		kvfree(cut);
 	mutex_lock(&cmstat_heaps_lock);
-	if (!list_empty(&cmstat_orphans)) {
-		schedule_delayed_work(&cmstat_reaper, cmstat_reap_delay);
-		cmstat_reap_delay = min(2 * cmstat_reap_delay,
-					CMSTAT_REAP_MAX_DELAY);
+	if (!list_empty(&cmstat_orphans) && cmstat_reap_tries) {
+		cmstat_reap_tries--;
+		schedule_delayed_work(&cmstat_reaper,
+				      HZ << (CMSTAT_REAP_TRIES - 1 - cmstat_reap_tries));
 	}
 	mutex_unlock(&cmstat_heaps_lock);
 }
@@ -320,46 +339,6 @@ struct cmstat_heap *cmstat_heap_create(const char *name)
 }
 EXPORT_SYMBOL_GPL(cmstat_heap_create);
 
-/*
- * Take a destroyed heap off the live list: to be freed, its totals
- * retired, if it holds nothing (NULL); onto the orphans, with a warning;
- * or, with accounting=0, onto the kept heaps.
- */
-static struct list_head *cmstat_heap_unlist(struct cmstat_heap *heap)
-{
-	u64 *c = kmalloc_array(CMSTAT_HC_NR, sizeof(u64), GFP_KERNEL);
-	struct list_head *keep = &cmstat_orphans;
-	s64 live = -1;	/* unread (no memory, or a fatal signal): an orphan */
-
-	mutex_lock(&cmstat_heaps_lock);
-	list_del(&heap->node);
-	if (!cmstat_accounting_enabled()) {
-		keep = &cmstat_kept;
-	} else if (c && !cmstat_heap_counters(heap, c, NULL)) {
-		live = max(cmstat_counters_live_objects(c), 0LL);
-		if (!live) {
-			cmstat_heap_retire(c);
-			keep = NULL;
-		}
-	}
-	if (keep)
-		list_add_tail(&heap->node, keep);
-	if (keep == &cmstat_orphans) {
-		/* Under the lock: once it is dropped the reaper may free it. */
-		if (live > 0)
-			pr_warn("heap %s destroyed with %lld live objects; they stay allocated, and cmstat loaded, until freed\n",
-				heap->name, live);
-		else
-			pr_warn("heap %s destroyed, its statistics unread; kept, and cmstat loaded, until they show it empty\n",
-				heap->name);
-		cmstat_reap_delay = HZ;
-		mod_delayed_work(system_wq, &cmstat_reaper, cmstat_reap_delay);
-	}
-	mutex_unlock(&cmstat_heaps_lock);
-	kfree(c);
-	return keep;
-}
-
 /**
  * cmstat_heap_destroy() - destroy a heap
  * @heap: the heap; NULL or an error pointer is a no-op
@@ -370,14 +349,17 @@ static struct list_head *cmstat_heap_unlist(struct cmstat_heap *heap)
  * orphan: its objects stay allocated and valid, @heap stays valid for
  * cmstat_free() of those objects (and for nothing else), and they keep
  * counting in the all-heaps statistics, so the leak stays visible.  The
- * orphan, and cmstat's module reference, go once its last object is
- * freed.  With accounting=0, cmstat cannot tell whether a heap holds
- * objects, and keeps every destroyed heap until it is unloaded.  Process
- * context; sleeps.
+ * orphan, and cmstat's module reference, go once a snapshot finds its
+ * last object freed.  With accounting=0, cmstat cannot tell whether a
+ * heap holds objects, and keeps every destroyed heap until it is
+ * unloaded.  Process context; takes a snapshot, so sleeps, killably, while
+ * a writer section open at that instant runs; killed, it leaves the heap
+ * an orphan for the next snapshot to release.
  */
 void cmstat_heap_destroy(struct cmstat_heap *heap)
 {
-	struct list_head *keep;
+	char name[CMSTAT_HEAP_NAME_MAX + 1];
+	struct cmstat_cut *cut;
 
 	if (IS_ERR_OR_NULL(heap))
 		return;
@@ -391,16 +373,34 @@ void cmstat_heap_destroy(struct cmstat_heap *heap)
 	heap->debugfs = NULL;
 	heap->sysfs = NULL;
 
-	keep = cmstat_heap_unlist(heap);
-	if (!keep) {
-		cmstat_heap_release(heap, true);
-	} else if (keep == &cmstat_kept) {
+	mutex_lock(&cmstat_heaps_lock);
+	if (!cmstat_accounting_enabled()) {
 		/* Nothing counts, and with no statistics nothing reads it. */
+		list_move_tail(&heap->node, &cmstat_kept);
+		mutex_unlock(&cmstat_heaps_lock);
 		cmstat_counters_free(heap->stats);
 		heap->stats = NULL;
 		module_put(THIS_MODULE);
+		return;
 	}
-	/* An orphan may be freed by the reaper now: @heap is not ours. */
+	list_move_tail(&heap->node, &cmstat_orphans);
+	strscpy(name, heap->name, sizeof(name));
+	mutex_unlock(&cmstat_heaps_lock);
+
+	/*
+	 * The cut releases the heap if it is empty, and reports it if not.
+	 * From here on @heap may be freed by any reader's cut: not ours.
+	 */
+	cut = cmstat_cut_take();
+	if (!IS_ERR(cut)) {
+		kvfree(cut);
+		return;
+	}
+	pr_warn("heap %s destroyed, its statistics unread (%pe); kept, and cmstat loaded, until a snapshot shows it empty\n",
+		name, cut);
+	mutex_lock(&cmstat_heaps_lock);
+	cmstat_reap_soon();
+	mutex_unlock(&cmstat_heaps_lock);
 }
 EXPORT_SYMBOL_GPL(cmstat_heap_destroy);
 

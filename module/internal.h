@@ -14,6 +14,9 @@
 void cmstat_accounting_init(bool enable);
 int cmstat_group_init(struct cmstat_group *group);
 void cmstat_group_destroy(struct cmstat_group *group);
+int cmstat_group_snapshot(struct cmstat_group *group);
+void cmstat_group_snapshot_done(struct cmstat_group *group);
+void cmstat_counters_totals(const struct cmstat_counters *set, u64 *totals);
 
 /* mutation.c, in test-only builds: see include/cmstat/counters.h */
 #ifdef CMSTAT_MUTATIONS
@@ -52,6 +55,7 @@ struct seq_file;
 enum {
 	CMSTAT_HEAP_DESTROYED,		/* cmstat_heap_destroy() was called */
 	CMSTAT_HEAP_MISUSE_REPORTED,	/* broken statistics were reported */
+	CMSTAT_HEAP_ORPHAN_REPORTED,	/* destroyed holding objects: said */
 };
 
 enum cmstat_row_kind {
@@ -91,6 +95,7 @@ struct cmstat_cut {
 int cmstat_heaps_init(void);
 void cmstat_heaps_exit(void);
 void cmstat_heaps_print_names(struct seq_file *m);
+u64 cmstat_heap_id(const char *name);
 struct cmstat_cut *cmstat_cut_take(void);
 int cmstat_heap_counters(struct cmstat_heap *heap, u64 *c, u64 *epoch);
 int cmstat_read_refused(unsigned long caller);
@@ -130,8 +135,8 @@ struct dentry *cmstat_debugfs_add_heap(struct cmstat_heap *heap);
 /* sysfs.c */
 int cmstat_sysfs_init(void);
 void cmstat_sysfs_exit(void);
-struct cmstat_stats_kobj *cmstat_sysfs_add_heap(struct cmstat_heap *heap);
-void cmstat_sysfs_remove(struct cmstat_stats_kobj *sk);
+struct kobject *cmstat_sysfs_add_heap(struct cmstat_heap *heap);
+void cmstat_sysfs_remove(struct kobject *kobj);
 
 /* debug_free.c: hooks that cost a patched-out branch unless debug_free=1 */
 void cmstat_debug_init(bool enable);

@@ -179,12 +179,15 @@ const struct cmstat_row *cmstat_cut_find(const struct cmstat_cut *cut, u64 id)
  * @heap: the heap
  * @st: filled with the snapshot
  *
- * Process context; sleeps (see cmstat_group_read(): every heap's counters
- * are folded).
+ * @heap is the caller's handle: valid from cmstat_heap_create() until
+ * cmstat_heap_destroy() returns, and not to be read after (an orphan's
+ * handle is only for freeing its objects).  cmstat cannot tell a
+ * destroyed heap from another, so it does not try.  Process context;
+ * sleeps, killably (see cmstat_group_read(): every heap's counters are
+ * folded).
  *
- * Return: 0; -EINVAL if @heap is NULL, an error pointer or destroyed (a
- * message names it, once); -ENOMEM, -EINTR or -EDEADLK (see
- * cmstat_group_read()), with @st untouched.
+ * Return: 0; -EINVAL if @heap is NULL or an error pointer; -ENOMEM,
+ * -EINTR or -EDEADLK (see cmstat_group_read()), with @st untouched.
  */
 int cmstat_heap_read(struct cmstat_heap *heap, struct cmstat_heap_stats *st)
 {
@@ -193,11 +196,6 @@ int cmstat_heap_read(struct cmstat_heap *heap, struct cmstat_heap_stats *st)
 
 	if (IS_ERR_OR_NULL(heap))
 		return -EINVAL;
-	if (test_bit(CMSTAT_HEAP_DESTROYED, &heap->flags)) {
-		pr_warn_once("%ps read heap %s after destroying it; refused\n",
-			     (void *)_RET_IP_, heap->name);
-		return -EINVAL;
-	}
 	err = cmstat_read_refused(_RET_IP_);
 	if (err)
 		return err;
@@ -224,9 +222,11 @@ EXPORT_SYMBOL_GPL(cmstat_heap_read);
  * Every allocation and free is in all of the snapshots or in none: what one
  * heap's snapshot counts, the others' and @all count as of the same
  * instant, and @all is the sum of every heap, live, destroyed while
- * holding objects, or destroyed.  Process context; sleeps.
+ * holding objects, or destroyed.  Each of @heaps must be a valid handle,
+ * as for cmstat_heap_read().  Process context; sleeps, killably.
  *
- * Return: 0; -EINVAL if a heap was destroyed; as cmstat_heap_read().
+ * Return: 0; -EINVAL if one of @heaps is NULL, an error pointer, or, as
+ * far as cmstat can tell, not a live heap; as cmstat_heap_read().
  */
 int cmstat_heaps_read(struct cmstat_heap *const *heaps, unsigned int n,
 		      struct cmstat_heap_stats *st,
@@ -240,6 +240,9 @@ int cmstat_heaps_read(struct cmstat_heap *const *heaps, unsigned int n,
 	err = cmstat_read_refused(_RET_IP_);
 	if (err)
 		return err;
+	for (i = 0; i < n; i++)
+		if (IS_ERR_OR_NULL(heaps[i]))
+			return -EINVAL;
 	rows = kmalloc_array(n, sizeof(*rows), GFP_KERNEL);
 	if (!rows)
 		return -ENOMEM;
@@ -250,7 +253,7 @@ int cmstat_heaps_read(struct cmstat_heap *const *heaps, unsigned int n,
 	}
 	for (i = 0; i < n && !err; i++) {
 		rows[i] = cmstat_cut_find(cut, heaps[i]->id);
-		if (!rows[i])
+		if (!rows[i])	/* a destroyed heap's handle, still in memory */
 			err = -EINVAL;
 	}
 	for (i = 0; i < n && !err; i++)

@@ -16,27 +16,22 @@
 
 #include "internal.h"
 
-/**
- * struct cmstat_stats_kobj - a sysfs directory of one heap's statistics
- * @kobj: the directory
- * @heap: the heap, or NULL for all heaps
+/*
+ * The directories are plain kobjects of the kernel's own type: their
+ * release, which CONFIG_DEBUG_KOBJECT_RELEASE runs seconds after the last
+ * put, is the kernel's, never code of cmstat.ko, which may be gone by
+ * then.  So a heap's directory holds no pointer: a value file finds its
+ * heap by the directory's name, among the live heaps.
  */
-struct cmstat_stats_kobj {
-	struct kobject kobj;
-	struct cmstat_heap *heap;
-};
+static struct kobject *cmstat_kobj, *cmstat_heaps_kobj, *cmstat_all_kobj;
 
-static struct kobject *cmstat_kobj, *cmstat_heaps_kobj;
-static struct cmstat_stats_kobj *cmstat_all_kobj;
-
-/* The epoch's cut, NULL until the first write to epoch. */
+/*
+ * The epoch's cut, NULL until the first write to epoch.  The lock is held
+ * only to read or swap the pointer, never across a cut, so a value file
+ * never waits for a writer section.
+ */
 static struct cmstat_cut *cmstat_epoch_cut;
 static DEFINE_MUTEX(cmstat_epoch_lock);	/* protects cmstat_epoch_cut */
-
-static struct cmstat_stats_kobj *to_stats_kobj(struct kobject *kobj)
-{
-	return container_of(kobj, struct cmstat_stats_kobj, kobj);
-}
 
 /* A value file: which of cmstat_stats_fields[] it shows. */
 struct cmstat_value_attr {
@@ -46,14 +41,17 @@ struct cmstat_value_attr {
 
 /*
  * A heap created after the epoch's cut, and every heap before the first
- * write to epoch, shows zeros: what it held at that instant.
+ * write to epoch, shows zeros: what it held at that instant.  Removing a
+ * heap's directory waits for the shows running on it (kernfs drains
+ * them), so a heap found here by name is the directory's own.
  */
 static ssize_t cmstat_value_show(struct kobject *kobj,
 				 struct kobj_attribute *attr, char *buf)
 {
-	struct cmstat_stats_kobj *sk = to_stats_kobj(kobj);
 	struct cmstat_value_attr *va =
 		container_of(attr, struct cmstat_value_attr, attr);
+	bool all = kobj == cmstat_all_kobj;
+	u64 id = all ? 0 : cmstat_heap_id(kobject_name(kobj));
 	struct cmstat_heap_stats *st = kzalloc(sizeof(*st), GFP_KERNEL);
 	const struct cmstat_cut *cut;
 	const struct cmstat_row *row;
@@ -63,10 +61,10 @@ static ssize_t cmstat_value_show(struct kobject *kobj,
 		return -ENOMEM;
 	mutex_lock(&cmstat_epoch_lock);
 	cut = cmstat_epoch_cut;
-	if (cut && !sk->heap) {
+	if (cut && all) {
 		cmstat_derive(cut->all, cut->epoch, st);
-	} else if (cut) {
-		row = cmstat_cut_find(cut, sk->heap->id);
+	} else if (cut && id) {
+		row = cmstat_cut_find(cut, id);
 		if (row)
 			cmstat_derive(row->c, cut->epoch, st);
 	}
@@ -88,29 +86,26 @@ static ssize_t epoch_show(struct kobject *kobj, struct kobj_attribute *attr,
 }
 
 /*
- * Only "1" (with or without a newline) takes a new cut: not "01".  Taken
- * under the lock, so concurrent writers store theirs in the order they took
- * them: epoch never goes backwards.
+ * Only "1" (with or without a newline) takes a new cut: not "01".  The cut
+ * is taken without the lock, killably; concurrent writers may finish in
+ * any order, and the newest cut is kept, so epoch never goes backwards.
  */
 static ssize_t epoch_store(struct kobject *kobj, struct kobj_attribute *attr,
 			   const char *buf, size_t count)
 {
 	struct cmstat_cut *cut;
-	int err;
 
 	if (!sysfs_streq(buf, "1"))
 		return -EINVAL;
-	err = mutex_lock_killable(&cmstat_epoch_lock);
-	if (err)
-		return err;
 	cut = cmstat_cut_take();
-	err = PTR_ERR_OR_ZERO(cut);
-	if (!err) {
-		kvfree(cmstat_epoch_cut);
-		cmstat_epoch_cut = cut;
-	}
+	if (IS_ERR(cut))
+		return PTR_ERR(cut);
+	mutex_lock(&cmstat_epoch_lock);
+	if (!cmstat_epoch_cut || cut->epoch > cmstat_epoch_cut->epoch)
+		swap(cut, cmstat_epoch_cut);
 	mutex_unlock(&cmstat_epoch_lock);
-	return err ?: count;
+	kvfree(cut);
+	return count;
 }
 
 static struct kobj_attribute cmstat_attr_epoch = __ATTR(epoch, 0600, epoch_show,
@@ -120,55 +115,42 @@ static struct cmstat_value_attr cmstat_value_attrs[CMSTAT_NR_STATS_FIELDS];
 
 /* A value file per field, NULL; filled by cmstat_sysfs_init(). */
 static struct attribute *cmstat_stats_attrs[CMSTAT_NR_STATS_FIELDS + 1];
-ATTRIBUTE_GROUPS(cmstat_stats);
 
-static void cmstat_stats_release(struct kobject *kobj)
-{
-	kfree(to_stats_kobj(kobj));
-}
-
-static const struct kobj_type cmstat_stats_ktype = {
-	.release = cmstat_stats_release,
-	.sysfs_ops = &kobj_sysfs_ops,
-	.default_groups = cmstat_stats_groups,
+static const struct attribute_group cmstat_stats_group = {
+	.attrs = cmstat_stats_attrs,
 };
 
-static struct cmstat_stats_kobj *
-cmstat_stats_kobj_add(struct cmstat_heap *heap, struct kobject *parent,
-		      const char *name)
+static struct kobject *cmstat_stats_dir_add(struct kobject *parent,
+					    const char *name)
 {
-	struct cmstat_stats_kobj *sk = kzalloc(sizeof(*sk), GFP_KERNEL);
+	struct kobject *kobj = kobject_create_and_add(name, parent);
 
-	if (!sk)
-		return NULL;
-	sk->heap = heap;
-	if (kobject_init_and_add(&sk->kobj, &cmstat_stats_ktype, parent, "%s",
-				 name)) {
-		kobject_put(&sk->kobj);
-		return NULL;
+	if (kobj && sysfs_create_group(kobj, &cmstat_stats_group)) {
+		kobject_put(kobj);
+		kobj = NULL;
 	}
-	return sk;
+	return kobj;
 }
 
 /*
- * Removal waits for the callbacks running on the directory's files (kernfs
- * drains their active references), and later reads get -ENODEV, so the
- * heap can be freed as soon as this returns.
+ * Removed from sysfs now, not at the last put: the name is free for a new
+ * heap's directory at once.  Removal waits for the callbacks running on
+ * the directory's files, and later opens fail, so the heap can be freed
+ * as soon as this returns.
  */
-void cmstat_sysfs_remove(struct cmstat_stats_kobj *sk)
+void cmstat_sysfs_remove(struct kobject *kobj)
 {
-	if (!sk)
+	if (!kobj)
 		return;
-	kobject_del(&sk->kobj);
-	kobject_put(&sk->kobj);
+	kobject_del(kobj);
+	kobject_put(kobj);
 }
 
-struct cmstat_stats_kobj *cmstat_sysfs_add_heap(struct cmstat_heap *heap)
+struct kobject *cmstat_sysfs_add_heap(struct cmstat_heap *heap)
 {
 	if (!cmstat_heaps_kobj)
 		return NULL;
-	return cmstat_stats_kobj_add(heap, cmstat_heaps_kobj,
-				     cmstat_heap_name(heap));
+	return cmstat_stats_dir_add(cmstat_heaps_kobj, cmstat_heap_name(heap));
 }
 
 static void cmstat_value_attrs_init(void)
@@ -194,7 +176,7 @@ int cmstat_sysfs_init(void)
 	if (!cmstat_kobj)
 		return -ENOMEM;
 	cmstat_heaps_kobj = kobject_create_and_add("heaps", cmstat_kobj);
-	cmstat_all_kobj = cmstat_stats_kobj_add(NULL, cmstat_kobj, "all");
+	cmstat_all_kobj = cmstat_stats_dir_add(cmstat_kobj, "all");
 	if (!cmstat_heaps_kobj || !cmstat_all_kobj ||
 	    sysfs_create_file(cmstat_kobj, &cmstat_attr_epoch.attr)) {
 		cmstat_sysfs_exit();
@@ -208,8 +190,8 @@ void cmstat_sysfs_exit(void)
 	if (cmstat_kobj)
 		sysfs_remove_file(cmstat_kobj, &cmstat_attr_epoch.attr);
 	cmstat_sysfs_remove(cmstat_all_kobj);
-	kobject_put(cmstat_heaps_kobj);
-	kobject_put(cmstat_kobj);
+	cmstat_sysfs_remove(cmstat_heaps_kobj);
+	cmstat_sysfs_remove(cmstat_kobj);
 	cmstat_all_kobj = NULL;
 	cmstat_heaps_kobj = NULL;
 	cmstat_kobj = NULL;

@@ -5,7 +5,9 @@
 
 # make_initramfs OUT INIT KO... : an initramfs with busybox, INIT as /init
 # (which sources /etc/cmstat-guest.sh, scripts/guest/common.sh), the
-# modules in /lib/cmstat, the shell checks in /checks and the viewer.
+# modules in /lib/cmstat, the shell checks in /checks (with what they
+# share, scripts/guest/check-lib.sh, as /etc/cmstat-check.sh) and the
+# viewer.
 make_initramfs() {
 	local out=$1 init=$2 root
 	shift 2
@@ -16,6 +18,7 @@ make_initramfs() {
 	ln -s busybox "$root/bin/sh"
 	cp "$init" "$root/init" && chmod +x "$root/init"
 	cp "$CMSTAT_ROOT/scripts/guest/common.sh" "$root/etc/cmstat-guest.sh"
+	cp "$CMSTAT_ROOT/scripts/guest/check-lib.sh" "$root/etc/cmstat-check.sh"
 	[ $# -gt 0 ] && cp "$@" "$root/lib/cmstat/"
 	cp "$CMSTAT_ROOT"/scripts/guest/checks/*.sh "$root/checks/" 2>/dev/null
 	cp "$CMSTAT_ROOT/scripts/cmstat" "$root/bin/cmstat"

@@ -57,7 +57,7 @@
 #define CMSTAT_HEAP_NAME_MAX	31
 
 struct dentry;
-struct cmstat_stats_kobj;
+struct kobject;
 
 /**
  * struct cmstat_heap - a named heap
@@ -80,7 +80,7 @@ struct cmstat_heap {
 	/* Unique while cmstat is loaded: finds the heap's row in a cut. */
 	u64 id;
 	struct dentry *debugfs;
-	struct cmstat_stats_kobj *sysfs;
+	struct kobject *sysfs;
 	unsigned long flags;		/* CMSTAT_HEAP_*, module/internal.h */
 	char name[CMSTAT_HEAP_NAME_MAX + 1];
 };

@@ -67,7 +67,8 @@ enum cmstat_ctx {
 /**
  * struct cmstat_cpu_seq - per-CPU section sequence counters
  * @seq: one counter per &enum cmstat_ctx; odd while a section of that
- *	context is open on this CPU.
+ *	context is open on this CPU (or was left open by a client, until the
+ *	next section of that context ends or a reader closes it).
  *
  * Shared by every counter set and group: a CPU in a given context is in at
  * most one section at a time, whichever sets that section writes to.
@@ -98,13 +99,15 @@ struct cmstat_cpu_seq {
  * struct cmstat_group - counter sets read together, at one cut
  * @slot_off: byte offset of the current generation's slot within a
  *	counter's slots: 0 or sizeof(u64).  Read by every writer section,
- *	written only by the reader, under @lock.
+ *	written only by the reader, under @read_lock.
  * @gen: generations closed so far; the number of the last snapshot.
  * @closing: a reader closed generation @gen but was interrupted while
- *	waiting for its sections; the next reader finishes that close
- *	instead of starting another.
- * @stuck_reported: a section this close waits for has been reported.
- * @lock: serialises readers, and protects @sets.
+ *	waiting for its sections; the next reader finishes that close before
+ *	it closes its own.
+ * @read_lock: serialises readers, across their wait for open sections;
+ *	taken killable.
+ * @sets_lock: protects @sets; never held across a wait, so that sets
+ *	come and go while a reader waits.
  * @sets: the member sets, through &struct cmstat_counters.node.
  * @sample: each CPU's sequence counters, recorded on that CPU when the
  *	reader closed the last generation.
@@ -116,8 +119,8 @@ struct cmstat_group {
 	unsigned long slot_off;
 	unsigned long gen;
 	bool closing;
-	bool stuck_reported;
-	struct mutex lock;	/* serialises readers; protects @sets */
+	struct mutex read_lock;	/* serialises readers */
+	struct mutex sets_lock;	/* protects @sets */
 	struct list_head sets;
 	struct cmstat_cpu_seq __percpu *sample;
 };
@@ -229,18 +232,27 @@ static __always_inline void __cmstat_section_open(struct cmstat_section *sec,
 	preempt_disable();
 	sec->ctx = cmstat_seq_index(ctx);
 	/*
-	 * Odd: a section is open.  The seq store must come before the
-	 * slot_off load below as this CPU sees them, and that is all: the
-	 * reader samples this counter from a handler running on this CPU
-	 * (cmstat_sample_seq()), which sees this CPU's stores in program
-	 * order.  So the writer needs no fence, only a compiler barrier.  The
-	 * ordering against the reader's slot_off store is carried by the
-	 * reader's IPI (see cmstat_sample_seq()), or, on a CPU the reader
-	 * found quiescent and left alone, by the fully ordered atomic with
-	 * which the CPU left its quiescent state before this section
-	 * (cmstat_cpu_quiescent()).
+	 * Odd: a section is open.  The bit is set, not the counter
+	 * incremented: a client that returned or slept without
+	 * cmstat_section_end() left the counter odd, and an increment would
+	 * then make it even for as long as the next section is open, which
+	 * a reader would take for closed.  Set, the counter is odd whenever
+	 * a section is open, and the next section's end makes it even again.
+	 * A reader waiting on a counter that a leaked section left odd waits
+	 * until then, or closes the leaked section itself once it has shown
+	 * that the CPU is outside it (cmstat_repair_seq()).
+	 *
+	 * The seq store must come before the slot_off load below as this CPU
+	 * sees them, and that is all: the reader samples this counter from a
+	 * handler running on this CPU (cmstat_sample_seq()), which sees this
+	 * CPU's stores in program order.  So the writer needs no fence, only
+	 * a compiler barrier.  The ordering against the reader's slot_off
+	 * store is carried by the reader's IPI (see cmstat_sample_seq()),
+	 * or, on a CPU the reader found quiescent and left alone, by the
+	 * fully ordered atomic with which the CPU left its quiescent state
+	 * before this section (cmstat_cpu_quiescent()).
 	 */
-	this_cpu_inc(cmstat_cpu_seq.seq[sec->ctx]);
+	this_cpu_or(cmstat_cpu_seq.seq[sec->ctx], 1);
 	barrier();
 	/*
 	 * Pairs with smp_store_release() of ->slot_off in cmstat_close_gen().

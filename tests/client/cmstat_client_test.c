@@ -23,7 +23,12 @@
  *		"open CPU": open a writer section on CPU and leave it open,
  *		as a driver that returned early between begin and end would
  *		(preemption enabled again, the sequence counter left odd);
- *		"close": close that section.
+ *		"close": close that section;
+ *		"leak CPU": open a writer section on CPU and never close it
+ *		(the thread that opened it ends);
+ *		"cycle_create": create heap "client-cycle", allocate and
+ *		free an object in it, as a module's init does;
+ *		"cycle_destroy": destroy it, as that module's exit does.
  *	stats	read(): one snapshot of the heap "client", with the
  *		identities cmstat_heap_stats_valid() checks.
  *
@@ -43,6 +48,7 @@
 #include <cmstat/counters.h>
 
 static struct cmstat_heap *client_heap, *other_heap, *orphan_heap;
+static struct cmstat_heap *cycle_heap;
 static struct dentry *client_dir;
 static DEFINE_MUTEX(client_lock);	/* protects everything below */
 
@@ -59,6 +65,9 @@ static unsigned int nr_orphans;
 /* The section "open" left open, and the thread that runs it on its CPU. */
 static struct cmstat_counters *open_set;
 static struct task_struct *open_task;
+
+/* The set "leak" writes in the sections it leaves open. */
+static struct cmstat_counters *leak_set;
 
 static ssize_t buf_write(struct file *file, const char __user *ubuf,
 			 size_t count, loff_t *ppos)
@@ -316,6 +325,62 @@ static int misuse_close(void)
 	return 0;
 }
 
+/* Opens a section on its CPU and returns without closing it. */
+static int leak_fn(void *set)
+{
+	struct cmstat_section sec;
+
+	if (cmstat_section_begin(&sec, cmstat_counters_group(set))) {
+		cmstat_section_add(cmstat_section_slot(&sec, set), 0, 1);
+		preempt_enable();	/* what the kernel restores for a leaker */
+	}
+	return 0;
+}
+
+static int misuse_leak(unsigned int cpu)
+{
+	struct task_struct *t;
+
+	if (cpu >= nr_cpu_ids || !cpu_online(cpu))
+		return -EINVAL;
+	if (!leak_set) {
+		leak_set = cmstat_counters_alloc(NULL, 1);
+		if (IS_ERR(leak_set)) {
+			int err = PTR_ERR(leak_set);
+
+			leak_set = NULL;
+			return err;
+		}
+	}
+	t = kthread_run_on_cpu(leak_fn, leak_set, cpu, "cmstat_client_leak/%u");
+	return PTR_ERR_OR_ZERO(t);
+}
+
+static int misuse_cycle_create(void)
+{
+	struct cmstat_heap *heap;
+	void *p;
+
+	if (cycle_heap)
+		return -EBUSY;
+	heap = cmstat_heap_create("client-cycle");
+	if (IS_ERR(heap))
+		return PTR_ERR(heap);
+	p = cmstat_alloc(heap, 100, GFP_KERNEL);
+	cmstat_free(heap, p, 100);
+	cycle_heap = heap;
+	return p ? 0 : -ENOMEM;
+}
+
+static int misuse_cycle_destroy(void)
+{
+	if (!cycle_heap)
+		return -EINVAL;
+	cmstat_heap_destroy(cycle_heap);
+	cycle_heap = NULL;
+	return 0;
+}
+
 static int misuse_run(char *cmd)
 {
 	unsigned int n = 0;
@@ -342,6 +407,12 @@ static int misuse_run(char *cmd)
 		return misuse_open(n);
 	if (!strcmp(cmd, "close"))
 		return misuse_close();
+	if (!strcmp(cmd, "leak") && arg)
+		return misuse_leak(n);
+	if (!strcmp(cmd, "cycle_create"))
+		return misuse_cycle_create();
+	if (!strcmp(cmd, "cycle_destroy"))
+		return misuse_cycle_destroy();
 	return -EINVAL;
 }
 
@@ -395,6 +466,9 @@ static void __exit client_exit(void)
 	debugfs_remove(client_dir);
 	if (open_task)
 		misuse_close();
+	cmstat_heap_destroy(cycle_heap);
+	/* Its leaked sections wrote it once, and will not again. */
+	cmstat_counters_free(leak_set);
 	cmstat_free(client_heap, kept_buf, kept_size);
 	cmstat_heap_destroy(other_heap);
 	cmstat_heap_destroy(client_heap);

@@ -1,58 +1,107 @@
 # SPDX-License-Identifier: GPL-2.0
-# A driver leaves a writer section open on CPU 1.  A reader then waits for
-# it, as it must; meanwhile another CPU can still go offline and online
-# (the reader holds no CPU hotplug lock while it waits), cmstat reports the
-# stuck section once, naming the CPU and the context, and when the section
-# is closed the reader finishes with a consistent snapshot.  The waits
-# below only catch a hang: they are generous and scaled to the vCPUs.
+# A driver holds a writer section open on CPU 1 (it sleeps in it), longer
+# than any wait here: section_timeout is raised so that cmstat does not
+# close it.  One reader waits for it, as it must.  Behind that reader:
+# - every other reader of a snapshot (the stats files, echo 1 > epoch)
+#   waits too, killably: kill -9 ends each, and nothing is left in D state
+#   for the hung-task detector (its timeout lowered to 5 s, where there is
+#   one) to report;
+# - what needs no snapshot answers at once: heap_names, the sysfs values,
+#   epoch, and another module's cmstat_heap_create();
+# - that module's cmstat_heap_destroy(), which takes a snapshot, is killable
+#   too, and its heap is released once the section closes, without a false
+#   "destroyed with N live objects";
+# - another CPU goes offline and online (the reader holds no hotplug lock).
+# When the section closes the reader finishes with a consistent snapshot.
 [ "${SMP:-1}" -ge 3 ] || { echo "needs 3 CPUs"; exit 0; }
+. /etc/cmstat-check.sh
 insmod /lib/cmstat/cmstat_client_test.ko || exit 1
 d=/sys/kernel/debug/cmstat_client_test
+c=/sys/kernel/debug/cmstat
+timeout_param=/sys/module/cmstat/parameters/section_timeout
+hung=/proc/sys/kernel/hung_task_timeout_secs
 last=$((SMP - 1))
-hang=$((60 + 30 * SMP))
 dmesg -c > /dev/null
-rm -f /tmp/reader.done /tmp/hotplug.done
 fail=0
 
-# wait_for FILE: until FILE exists, or the hang bound.
-wait_for() {
-	i=0
-	while [ ! -e "$1" ] && [ $i -lt $hang ]; do
-		sleep 1
-		i=$((i + 1))
-	done
-	[ -e "$1" ]
-}
+old_timeout=$(cat $timeout_param) || fail=1
+echo 3600 > $timeout_param || fail=1
+[ -w $hung ] && old_hung=$(cat $hung) && echo 5 > $hung
 
 echo "open 1" > $d/misuse || exit 1
-(cat /sys/kernel/debug/cmstat/all/stats > /tmp/reader.out; touch /tmp/reader.done) &
+cat $c/all/stats > /tmp/reader.out &
+reader=$!
 sleep 2
-[ -e /tmp/reader.done ] && { echo "the reader did not wait for the open section"; fail=1; }
+alive $reader || { echo "the reader did not wait for the open section"; fail=1; }
+
+# Behind it: readers of a snapshot...
+cat $c/stats > /dev/null &
+p_stats=$!
+cat $c/all/stats > /dev/null &
+p_all=$!
+cat $c/heaps/client/stats > /dev/null &
+p_heap=$!
+sh -c 'echo 1 > /sys/kernel/cmstat/epoch' &
+p_epoch=$!
+# ...while what needs no snapshot answers, a module's init among them (on
+# CPU 0: a task section of its own on CPU 1 would end the held one's wait)...
+for what in "cat $c/heap_names" "cat /sys/kernel/cmstat/all/live_bytes" \
+	"cat /sys/kernel/cmstat/epoch" \
+	"taskset -c 0 sh -c 'echo cycle_create > $d/misuse'"; do
+	eval "$what" > /dev/null &
+	finish $!
+	if [ "$rc" = 0 ]; then
+		echo "answered while the section was held: $what"
+	else
+		echo "did not answer while the section was held: $what"
+		fail=1
+	fi
+done
+grep -qx client-cycle $c/heap_names || { echo "no heap client-cycle"; fail=1; }
+# ...and its exit, which takes a snapshot.
+sh -c "echo cycle_destroy > $d/misuse" &
+p_destroy=$!
+
+# Two hung-task periods: a task left in D state would be reported.
+sleep 12
+for p in $p_stats $p_all $p_heap $p_epoch $p_destroy; do
+	kill -9 $p
+	finish $p
+	if [ "$rc" = hang ]; then
+		echo "pid $p: still there $HANG s after kill -9"
+		fail=1
+	elif [ "$rc" = 137 ]; then
+		echo "pid $p: waited, and died on kill -9"
+	else
+		echo "pid $p: finished while the section was held (status $rc)"
+		fail=1
+	fi
+done
+alive $reader || { echo "the first reader stopped waiting"; fail=1; }
+
 (echo 0 > /sys/devices/system/cpu/cpu$last/online &&
-	echo 1 > /sys/devices/system/cpu/cpu$last/online && touch /tmp/hotplug.done) &
-if wait_for /tmp/hotplug.done; then
+	echo 1 > /sys/devices/system/cpu/cpu$last/online) &
+finish $!
+if [ "$rc" = 0 ]; then
 	echo "CPU $last went offline and online while the reader waited"
 else
-	echo "CPU hotplug blocked behind the waiting reader for $hang s"
+	echo "CPU hotplug blocked behind the waiting reader for $HANG s"
 	fail=1
 fi
-[ -e /tmp/reader.done ] && { echo "the reader stopped waiting"; fail=1; }
-i=0
-while ! dmesg | grep -q 'cmstat: .*section .*CPU 1' && [ $i -lt $hang ]; do
-	sleep 1
-	i=$((i + 1))
-done
-report=$(dmesg | grep 'cmstat: .*section .*CPU 1' | sed 's/^\[ *[0-9.]*\] //')
-echo "report: ${report:-none}"
-echo "$report" | grep -q 'task' || fail=1
+
 echo close > $d/misuse || fail=1
-wait_for /tmp/reader.done || { echo "the reader still waits after the close"; fail=1; }
-wait
+ended $reader || { echo "the reader still waits after the close"; fail=1; }
 cmstat --check /tmp/reader.out || fail=1
-n=$(dmesg | grep -c 'cmstat: .*section .*CPU')
-echo "stuck-section reports: $n"
-[ "$n" = 1 ] || fail=1
+# The killed destroy left its heap an orphan: the next snapshot frees it.
+cat $c/stats > /dev/null
+grep -q '^orphan client-cycle$' $c/stats && { echo "the orphan client-cycle stays"; fail=1; }
+dmesg | grep 'cmstat: ' | sed 's/^\[ *[0-9.]*\] /dmesg: /'
+dmesg | grep -q 'client-cycle destroyed with' && { echo "false live-object report"; fail=1; }
+dmesg | grep -q 'blocked for more than' && { echo "hung-task report"; fail=1; }
+
+echo "$old_timeout" > $timeout_param
+[ -n "$old_hung" ] && echo "$old_hung" > $hung
 echo 1 > /sys/devices/system/cpu/cpu$last/online 2>/dev/null
-rm -f /tmp/reader.out /tmp/reader.done /tmp/hotplug.done
+rm -f /tmp/reader.out
 rmmod cmstat_client_test || exit 1
 exit $fail
