@@ -4,7 +4,7 @@
 # installs it as /etc/cmstat-check.sh).  HANG, the bound of every wait in
 # seconds, only catches a hang: generous, scaled to the vCPUs.
 
-HANG=$((60 + 30 * ${SMP:-1}))
+HANG=${HANG:-$((60 + 30 * ${SMP:-1}))}
 
 # alive PID: the process runs (a zombie has ended).
 alive() {
