@@ -26,9 +26,10 @@
  *		"close": close that section;
  *		"leak CPU": open a writer section on CPU and never close it
  *		(the thread that opened it ends);
- *		"cycle_create": create heap "client-cycle", allocate and
- *		free an object in it, as a module's init does;
- *		"cycle_destroy": destroy it, as that module's exit does.
+ *		"cycle_create": create heap "client-cycle" and allocate an
+ *		object in it, as a module's init does;
+ *		"cycle_destroy": free the object and destroy the heap, as
+ *		that module's exit does.
  *	stats	read(): one snapshot of the heap "client", with the
  *		identities cmstat_heap_stats_valid() checks.
  *
@@ -49,6 +50,7 @@
 
 static struct cmstat_heap *client_heap, *other_heap, *orphan_heap;
 static struct cmstat_heap *cycle_heap;
+static void *cycle_obj;
 static struct dentry *client_dir;
 static DEFINE_MUTEX(client_lock);	/* protects everything below */
 
@@ -359,25 +361,30 @@ static int misuse_leak(unsigned int cpu)
 static int misuse_cycle_create(void)
 {
 	struct cmstat_heap *heap;
-	void *p;
 
 	if (cycle_heap)
 		return -EBUSY;
 	heap = cmstat_heap_create("client-cycle");
 	if (IS_ERR(heap))
 		return PTR_ERR(heap);
-	p = cmstat_alloc(heap, 100, GFP_KERNEL);
-	cmstat_free(heap, p, 100);
 	cycle_heap = heap;
-	return p ? 0 : -ENOMEM;
+	cycle_obj = cmstat_alloc(heap, 100, GFP_KERNEL);
+	return cycle_obj ? 0 : -ENOMEM;
+}
+
+static void cycle_destroy(void)
+{
+	cmstat_free(cycle_heap, cycle_obj, 100);
+	cmstat_heap_destroy(cycle_heap);
+	cycle_heap = NULL;
+	cycle_obj = NULL;
 }
 
 static int misuse_cycle_destroy(void)
 {
 	if (!cycle_heap)
 		return -EINVAL;
-	cmstat_heap_destroy(cycle_heap);
-	cycle_heap = NULL;
+	cycle_destroy();
 	return 0;
 }
 
@@ -466,7 +473,8 @@ static void __exit client_exit(void)
 	debugfs_remove(client_dir);
 	if (open_task)
 		misuse_close();
-	cmstat_heap_destroy(cycle_heap);
+	if (cycle_heap)
+		cycle_destroy();
 	/* Its leaked sections wrote it once, and will not again. */
 	cmstat_counters_free(leak_set);
 	cmstat_free(client_heap, kept_buf, kept_size);

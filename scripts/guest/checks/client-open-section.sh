@@ -3,16 +3,17 @@
 # than any wait here: section_timeout is raised so that cmstat does not
 # close it.  One reader waits for it, as it must.  Behind that reader:
 # - every other reader of a snapshot (the stats files, echo 1 > epoch)
-#   waits too, killably: kill -9 ends each, and nothing is left in D state
-#   for the hung-task detector (its timeout lowered to 5 s, where there is
+#   waits too, and so does a module's cmstat_heap_destroy(), which takes
+#   one: killably.  kill -9 ends each, and nothing is left in D state for
+#   the hung-task detector (its timeout lowered to 5 s, where there is
 #   one) to report;
 # - what needs no snapshot answers at once: heap_names, the sysfs values,
-#   epoch, and another module's cmstat_heap_create();
-# - that module's cmstat_heap_destroy(), which takes a snapshot, is killable
-#   too, and its heap is released once the section closes, without a false
-#   "destroyed with N live objects";
+#   epoch, and another module's init (cmstat_heap_create(), an alloc);
 # - another CPU goes offline and online (the reader holds no hotplug lock).
-# When the section closes the reader finishes with a consistent snapshot.
+# Then the waiting reader is killed too, leaving its close pending, the
+# section closes, and that module's exit frees its object and destroys its
+# heap: the snapshot its destroy takes must include the free (no false
+# "destroyed with 1 live objects"), and the next read is consistent.
 [ "${SMP:-1}" -ge 3 ] || { echo "needs 3 CPUs"; exit 0; }
 . /etc/cmstat-check.sh
 insmod /lib/cmstat/cmstat_client_test.ko || exit 1
@@ -57,9 +58,9 @@ for what in "cat $c/heap_names" "cat /sys/kernel/cmstat/all/live_bytes" \
 		fail=1
 	fi
 done
-grep -qx client-cycle $c/heap_names || { echo "no heap client-cycle"; fail=1; }
-# ...and its exit, which takes a snapshot.
-sh -c "echo cycle_destroy > $d/misuse" &
+# ...and a heap's destroy, which takes a snapshot (its heap and object are
+# made on CPU 0 too).
+taskset -c 0 sh -c "echo 'orphan 1' > $d/misuse" &
 p_destroy=$!
 
 # Two hung-task periods: a task left in D state would be reported.
@@ -89,12 +90,18 @@ else
 	fail=1
 fi
 
+kill -9 $reader
+finish $reader
+[ "$rc" = 137 ] || { echo "the waiting reader did not die on kill -9 ($rc)"; fail=1; }
 echo close > $d/misuse || fail=1
-ended $reader || { echo "the reader still waits after the close"; fail=1; }
+taskset -c 0 sh -c "echo cycle_destroy > $d/misuse" || fail=1
+cat $c/all/stats > /tmp/reader.out || fail=1
 cmstat --check /tmp/reader.out || fail=1
-# The killed destroy left its heap an orphan: the next snapshot frees it.
+# The killed destroy left its heap an orphan, with its object: freed, the
+# next snapshot releases the orphan.
+echo "orphan_free 1" > $d/misuse || fail=1
 cat $c/stats > /dev/null
-grep -q '^orphan client-cycle$' $c/stats && { echo "the orphan client-cycle stays"; fail=1; }
+grep -q '^orphan ' $c/stats && { echo "an orphan stays"; fail=1; }
 dmesg | grep 'cmstat: ' | sed 's/^\[ *[0-9.]*\] /dmesg: /'
 dmesg | grep -q 'client-cycle destroyed with' && { echo "false live-object report"; fail=1; }
 dmesg | grep -q 'blocked for more than' && { echo "hung-task report"; fail=1; }
