@@ -29,7 +29,10 @@
  *		"cycle_create": create heap "client-cycle" and allocate an
  *		object in it, as a module's init does;
  *		"cycle_destroy": free the object and destroy the heap, as
- *		that module's exit does.
+ *		that module's exit does;
+ *		"create": create heap "client-new", allocate and free an
+ *		object in it (a module's init that takes no snapshot); the
+ *		heap goes at unload.
  *	stats	read(): one snapshot of the heap "client", with the
  *		identities cmstat_heap_stats_valid() checks.
  *
@@ -49,7 +52,7 @@
 #include <cmstat/counters.h>
 
 static struct cmstat_heap *client_heap, *other_heap, *orphan_heap;
-static struct cmstat_heap *cycle_heap;
+static struct cmstat_heap *cycle_heap, *new_heap;
 static void *cycle_obj;
 static struct dentry *client_dir;
 static DEFINE_MUTEX(client_lock);	/* protects everything below */
@@ -388,6 +391,22 @@ static int misuse_cycle_destroy(void)
 	return 0;
 }
 
+static int misuse_create(void)
+{
+	struct cmstat_heap *heap;
+	void *p;
+
+	if (new_heap)
+		return -EBUSY;
+	heap = cmstat_heap_create("client-new");
+	if (IS_ERR(heap))
+		return PTR_ERR(heap);
+	new_heap = heap;
+	p = cmstat_alloc(heap, 200, GFP_KERNEL);
+	cmstat_free(heap, p, 200);
+	return p ? 0 : -ENOMEM;
+}
+
 static int misuse_run(char *cmd)
 {
 	unsigned int n = 0;
@@ -420,6 +439,8 @@ static int misuse_run(char *cmd)
 		return misuse_cycle_create();
 	if (!strcmp(cmd, "cycle_destroy"))
 		return misuse_cycle_destroy();
+	if (!strcmp(cmd, "create"))
+		return misuse_create();
 	return -EINVAL;
 }
 
@@ -475,6 +496,7 @@ static void __exit client_exit(void)
 		misuse_close();
 	if (cycle_heap)
 		cycle_destroy();
+	cmstat_heap_destroy(new_heap);
 	/* Its leaked sections wrote it once, and will not again. */
 	cmstat_counters_free(leak_set);
 	cmstat_free(client_heap, kept_buf, kept_size);

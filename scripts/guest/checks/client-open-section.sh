@@ -8,12 +8,14 @@
 #   the hung-task detector (its timeout lowered to 5 s, where there is
 #   one) to report;
 # - what needs no snapshot answers at once: heap_names, the sysfs values,
-#   epoch, and another module's init (cmstat_heap_create(), an alloc);
+#   epoch, and a module's init (a heap created, an object allocated);
 # - another CPU goes offline and online (the reader holds no hotplug lock).
 # Then the waiting reader is killed too, leaving its close pending, the
-# section closes, and that module's exit frees its object and destroys its
-# heap: the snapshot its destroy takes must include the free (no false
-# "destroyed with 1 live objects"), and the next read is consistent.
+# section closes, and a module that allocated an object before it all
+# frees it and destroys its heap: the snapshot its destroy takes must
+# include the free (no false "destroyed with 1 live objects"), and the
+# next read is consistent.  The writers started here run on CPU 0: a task
+# section of theirs on CPU 1 would end the held section's wait.
 [ "${SMP:-1}" -ge 3 ] || { echo "needs 3 CPUs"; exit 0; }
 . /etc/cmstat-check.sh
 insmod /lib/cmstat/cmstat_client_test.ko || exit 1
@@ -29,6 +31,7 @@ old_timeout=$(cat $timeout_param) || fail=1
 echo 3600 > $timeout_param || fail=1
 [ -w $hung ] && old_hung=$(cat $hung) && echo 5 > $hung
 
+taskset -c 0 sh -c "echo cycle_create > $d/misuse" || fail=1
 echo "open 1" > $d/misuse || exit 1
 cat $c/all/stats > /tmp/reader.out &
 reader=$!
@@ -44,11 +47,10 @@ cat $c/heaps/client/stats > /dev/null &
 p_heap=$!
 sh -c 'echo 1 > /sys/kernel/cmstat/epoch' &
 p_epoch=$!
-# ...while what needs no snapshot answers, a module's init among them (on
-# CPU 0: a task section of its own on CPU 1 would end the held one's wait)...
+# ...while what needs no snapshot answers, a module's init among them...
 for what in "cat $c/heap_names" "cat /sys/kernel/cmstat/all/live_bytes" \
 	"cat /sys/kernel/cmstat/epoch" \
-	"taskset -c 0 sh -c 'echo cycle_create > $d/misuse'"; do
+	"taskset -c 0 sh -c 'echo create > $d/misuse'"; do
 	eval "$what" > /dev/null &
 	finish $!
 	if [ "$rc" = 0 ]; then
@@ -58,8 +60,7 @@ for what in "cat $c/heap_names" "cat /sys/kernel/cmstat/all/live_bytes" \
 		fail=1
 	fi
 done
-# ...and a heap's destroy, which takes a snapshot (its heap and object are
-# made on CPU 0 too).
+# ...and a heap's destroy, which takes a snapshot.
 taskset -c 0 sh -c "echo 'orphan 1' > $d/misuse" &
 p_destroy=$!
 
