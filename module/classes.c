@@ -17,6 +17,7 @@
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/dma-mapping.h>
 #include <linux/kernel.h>
 #include <linux/log2.h>
 #include <linux/slab.h>
@@ -144,6 +145,43 @@ void cmstat_classes_exit(void)
 	}
 }
 
+/*
+ * The alignment of a class's objects: as kmalloc() aligns an object of
+ * @size, for the CPU and for DMA.
+ *
+ * Power-of-two sizes naturally, others to their largest power-of-two
+ * factor.  Not capped at PAGE_SIZE: under KASAN or slub_debug red zones
+ * objects are spaced wider than their size, and only this keeps an 8 KiB
+ * object 8 KiB aligned.
+ *
+ * At least kmalloc()'s smallest object, kmalloc_size_roundup(1): its
+ * minimum alignment, set at boot by __kmalloc_minalign().  That is a DMA
+ * cache line where DMA is not coherent and small buffers cannot be
+ * bounced (armhf; arm64 without a swiotlb, as with swiotlb=noforce).
+ *
+ * And a whole DMA cache line for every size that kmalloc() serves from a
+ * bucket of a cache line or more.  Where small kmalloc() buffers are
+ * bounced (arm64 with a swiotlb), the DMA API bounces a buffer by its
+ * size alone (dma_kmalloc_needs_bounce()), and maps a buffer in place
+ * when kmalloc() would have given it whole cache lines: a driver DMAing
+ * into a 48-byte object that shared a line with its neighbour would
+ * corrupt one of them.  (The DMA API's own test, dma_kmalloc_size_aligned(),
+ * is a bucket that is a multiple of the line, or a size of at least
+ * 2 * ARCH_DMA_MINALIGN: a bucket of at least a line covers both.)
+ * Smaller sizes are bounced, as kmalloc()'s small buckets are.
+ * Where DMA is coherent (x86) the line is 1 and kmalloc's minimum 8: the
+ * classes keep their own alignment, and their memory use.
+ */
+static unsigned int class_align(u32 size)
+{
+	size_t line = dma_get_cache_alignment();
+	size_t align = max_t(size_t, size & -size, kmalloc_size_roundup(1));
+
+	if (kmalloc_size_roundup(size) >= line)
+		align = max(align, line);
+	return align;
+}
+
 int cmstat_classes_init(void)
 {
 	struct kmem_cache *cache;
@@ -152,14 +190,7 @@ int cmstat_classes_init(void)
 	cmstat_fill_lookup();
 	for (class = 0; class < CMSTAT_NR_CLASSES; class++) {
 		u32 size = cmstat_class_sizes[class];
-		/*
-		 * As kmalloc: power-of-two sizes naturally aligned, others to
-		 * their largest power-of-two factor.  Not capped at PAGE_SIZE:
-		 * under KASAN or slub_debug red zones objects are spaced wider
-		 * than their size, and only this keeps an 8 KiB object 8 KiB
-		 * aligned.
-		 */
-		unsigned int align = size & -size;
+		unsigned int align = class_align(size);
 
 		snprintf(class_cache_names[class], sizeof(class_cache_names[0]),
 			 "cmstat-%u", size);

@@ -64,9 +64,12 @@ stock_abi() {
 		grep -o 'linux-headers-[^ ,]*' | head -n1 | sed 's/^linux-headers-//'
 }
 
-# download_deb DIR PKG: PKG's .deb into DIR, with apt, as root.
+# download_deb DIR PKG [APT-OPTION...]: PKG's .deb into DIR, with apt, as
+# root.
 download_deb() {
-	(cd "$1" && apt-get download -qq -o APT::Sandbox::User=root "$2" >&2)
+	local dir=$1 pkg=$2
+	shift 2
+	(cd "$dir" && apt-get "$@" download -qq -o APT::Sandbox::User=root "$pkg" >&2)
 }
 
 # stock_kernel_dir ABI: unpack Debian's unsigned image for ABI (downloaded
@@ -85,6 +88,62 @@ stock_kernel_dir() {
 		touch "$dir/.done"
 	fi
 	echo "$dir/root"
+}
+
+# The cross compiler and emulator of the arm64 VM.
+ARM64_PKGS=(gcc-aarch64-linux-gnu qemu-system-arm)
+
+# arm64_apt: the apt options that fetch Debian's arm64 packages through a
+# private sources list, package lists and cache under $CMSTAT_CACHE/arm64/apt:
+# the host's apt configuration and state are neither read nor changed.
+arm64_apt() {
+	local dir=$CMSTAT_CACHE/arm64/apt suite
+	if [ ! -e "$dir/sources.list" ]; then
+		mkdir -p "$dir/lists/partial" "$dir/cache/archives/partial"
+		for suite in bookworm bookworm-updates; do
+			echo "deb [arch=arm64] http://deb.debian.org/debian $suite main"
+		done >"$dir/sources.list.new"
+		echo "deb [arch=arm64] http://deb.debian.org/debian-security bookworm-security main" \
+			>>"$dir/sources.list.new"
+		mv "$dir/sources.list.new" "$dir/sources.list"
+	fi
+	echo "-o APT::Architecture=arm64 -o APT::Architectures=arm64" \
+		"-o Dir::Etc::SourceList=$dir/sources.list -o Dir::Etc::SourceParts=/nonexistent" \
+		"-o Dir::State::Lists=$dir/lists -o Dir::State::Status=/dev/null" \
+		"-o Dir::Cache=$dir/cache -o APT::Sandbox::User=root"
+}
+
+# arm64_stock_dir ABI: Debian's arm64 kernel of the host's stock 6.12 ABI
+# (ABI is its arm64 name, "6.12.117+deb12-arm64"), unpacked once into
+# $CMSTAT_CACHE/arm64/ABI; prints that directory, which holds
+# boot/vmlinuz-ABI, busybox (busybox-static:arm64) and the headers,
+# usr/src/linux-headers-ABI.  The headers use the host's own
+# linux-headers-*-common (arch-independent) and amd64 linux-kbuild (host
+# tools), linked in beside them where the package expects them.
+arm64_stock_dir() {
+	local abi=$1 dir="$CMSTAT_CACHE/arm64/$1" ver=${1%-arm64} pkg opts
+	if [ ! -e "$dir/.done" ]; then
+		log "fetching Debian's arm64 kernel $abi"
+		opts=$(arm64_apt)
+		# shellcheck disable=SC2086 # arm64_apt's words are separate options
+		apt-get $opts update -qq >&2 || die "apt-get update (arm64) failed"
+		rm -rf "$dir" && mkdir -p "$dir/deb" "$dir/usr/lib" "$dir/bb"
+		for pkg in "linux-image-$abi-unsigned" "linux-headers-$abi" busybox-static; do
+			# shellcheck disable=SC2086
+			download_deb "$dir/deb" "$pkg" $opts || die "cannot download $pkg:arm64"
+		done
+		# The image's modules are not needed: only boot/.
+		dpkg-deb --fsys-tarfile "$dir"/deb/linux-image-*.deb | tar -x -C "$dir" ./boot &&
+			dpkg-deb -x "$dir"/deb/linux-headers-*.deb "$dir" &&
+			dpkg-deb -x "$dir"/deb/busybox-static_*.deb "$dir/bb" ||
+			die "cannot unpack the arm64 packages"
+		mv "$dir/bb/bin/busybox" "$dir/busybox"
+		ln -s "/usr/src/linux-headers-$ver-common" "$dir/usr/src/"
+		ln -s "/usr/lib/linux-kbuild-$ver" "$dir/usr/lib/"
+		rm -rf "$dir/deb" "$dir/bb"
+		touch "$dir/.done"
+	fi
+	echo "$dir"
 }
 
 # build_problems LOG: how many compiler, sparse and modpost warnings and

@@ -3,7 +3,8 @@
 # Build a busybox initramfs and boot a kernel in QEMU TCG.  Sourced by
 # check.sh, demo.sh and bench.sh after lib.sh.
 
-# make_initramfs OUT INIT KO... : an initramfs with busybox, INIT as /init
+# make_initramfs OUT INIT KO... : an initramfs with busybox (the host's, or
+# VM_BUSYBOX: a static busybox for the guest's architecture), INIT as /init
 # (which sources /etc/cmstat-guest.sh, scripts/guest/common.sh), the
 # modules in /lib/cmstat, the shell checks in /checks (with what they
 # share, scripts/guest/check-lib.sh, as /etc/cmstat-check.sh) and the
@@ -14,7 +15,7 @@ make_initramfs() {
 	root=$(mktemp -d)
 	chmod 755 "$root"	# mktemp's 0700 would lock everyone but root out of /
 	mkdir -p "$root"/{bin,etc,lib/cmstat,checks,proc,sys,dev,tmp}
-	cp /bin/busybox "$root/bin/busybox"
+	cp "${VM_BUSYBOX:-/bin/busybox}" "$root/bin/busybox"
 	ln -s busybox "$root/bin/sh"
 	cp "$init" "$root/init" && chmod +x "$root/init"
 	cp "$CMSTAT_ROOT/scripts/guest/common.sh" "$root/etc/cmstat-guest.sh"
@@ -57,16 +58,36 @@ qemu_version() {
 	qemu-system-x86_64 --version | sed -n '1s/ (.*//p'
 }
 
+# The machine QEMU emulates, after VM_ARCH: x86_64 (the default) a PC,
+# arm64 the "virt" board.  vm_qemu prints the emulator, its machine and
+# CPU, vm_console the guest's serial console.  On arm64, pauth-impdef
+# keeps the CPU's pointer authentication but with QEMU's cheap hash for
+# it: the architected one, emulated on every function return of the
+# kernel, made a boot about twice as long here.
+VM_ARCH=${VM_ARCH:-x86_64}
+vm_qemu() {
+	case "$VM_ARCH" in
+	arm64) echo "qemu-system-aarch64 -M virt -cpu max,pauth-impdef=on" ;;
+	*) echo "qemu-system-x86_64 -cpu max" ;;
+	esac
+}
+vm_console() {
+	case "$VM_ARCH" in
+	arm64) echo ttyAMA0 ;;
+	*) echo ttyS0 ;;
+	esac
+}
+
 # boot_once KERNEL INITRD LOG TIMEOUT SMP [CMDLINE...]: one boot, console to
 # LOG; QEMU's status, 124 on timeout.
 boot_once() {
 	local kernel=$1 initrd=$2 log=$3 tmo=$4 smp=$5
 	shift 5
-	# shellcheck disable=SC2046 # vm_accel's words are separate arguments
-	timeout --kill-after=10 "$tmo" qemu-system-x86_64 \
-		$(vm_accel) -cpu max -smp "$smp" -m 2G \
+	# shellcheck disable=SC2046 # vm_qemu's and vm_accel's words are separate arguments
+	timeout --kill-after=10 "$tmo" $(vm_qemu) \
+		$(vm_accel) -smp "$smp" -m 2G \
 		-kernel "$kernel" -initrd "$initrd" \
-		-append "console=ttyS0 panic=-1 oops=panic printk.devkmsg=on cmstat.smp=$smp $*" \
+		-append "console=$(vm_console) panic=-1 oops=panic printk.devkmsg=on cmstat.smp=$smp $*" \
 		-nographic -no-reboot </dev/null >"$log" 2>"$log.qemu"
 }
 

@@ -10,7 +10,8 @@
  *		driver's write() and read() handlers do with a buffer, under
  *		hardened usercopy.
  *	align	read(): allocate 16 objects of every class and some large
- *		sizes, check the alignment the documentation promises.
+ *		sizes, check the alignment the documentation promises
+ *		(as kmalloc() aligns, DMA cache lines included).
  *	misuse	write() one command a buggy driver would run:
  *		"wrong_size", "wrong_heap", "kfree": free new objects the
  *		wrong way (wrong_heap swaps two between the heaps "client"
@@ -42,6 +43,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/debugfs.h>
+#include <linux/dma-mapping.h>
 #include <linux/kthread.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
@@ -117,13 +119,56 @@ static const struct file_operations buf_fops = {
 
 #define ALIGN_OBJECTS	16
 
-/* What the documentation promises: the size's largest power-of-two factor. */
+/*
+ * What the documentation promises (Documentation/allocator.rst): aligned
+ * as kmalloc() aligns the size, computed here from kmalloc()'s and the
+ * DMA API's answers on this boot.  The size's largest power-of-two factor;
+ * at least kmalloc()'s smallest object, its minimum alignment; and a
+ * whole DMA cache line when kmalloc() serves the size from a bucket of a
+ * line or more, which the DMA API maps without bouncing.  Large sizes
+ * come from the page allocator.
+ */
 static size_t promised_align(size_t size)
 {
-	return size > CMSTAT_MAX_CLASS_SIZE ? PAGE_SIZE : size & -size;
+	size_t line = dma_get_cache_alignment();
+	size_t align = max_t(size_t, size & -size, kmalloc_size_roundup(1));
+
+	if (size > CMSTAT_MAX_CLASS_SIZE)
+		return PAGE_SIZE;
+	if (kmalloc_size_roundup(size) >= line)
+		align = max(align, line);
+	return align;
 }
 
-/* Return: how many of @n objects of @size were misaligned, or -ENOMEM. */
+/*
+ * Where the promise is a DMA cache line, what it is for: no two of @objs
+ * share a line, so DMA into one cannot touch another.
+ */
+static bool share_line(size_t size, void **objs, unsigned int n)
+{
+	size_t line = dma_get_cache_alignment();
+	unsigned long first_i, last_i, first_j, last_j;
+	unsigned int i, j;
+
+	if (promised_align(size) < line)
+		return false;
+	for (i = 0; i < n; i++) {
+		first_i = (unsigned long)objs[i] / line;
+		last_i = ((unsigned long)objs[i] + size - 1) / line;
+		for (j = i + 1; j < n; j++) {
+			first_j = (unsigned long)objs[j] / line;
+			last_j = ((unsigned long)objs[j] + size - 1) / line;
+			if (first_i <= last_j && first_j <= last_i)
+				return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * Return: how many of @n objects of @size were misaligned (all of them
+ * when two share a DMA cache line), or -ENOMEM.
+ */
 static int check_align(size_t size, void **objs, unsigned int n)
 {
 	size_t want = promised_align(size);
@@ -137,6 +182,8 @@ static int check_align(size_t size, void **objs, unsigned int n)
 		else if (!IS_ALIGNED((unsigned long)objs[i], want))
 			bad++;
 	}
+	if (!err && share_line(size, objs, n))
+		bad = n;
 	for (i = 0; i < n; i++)
 		cmstat_free(client_heap, objs[i], size);
 	return err ?: bad;
@@ -150,6 +197,8 @@ static int align_show(struct seq_file *m, void *unused)
 	size_t size;
 	int bad, i;
 
+	seq_printf(m, "kmalloc's smallest object %zu bytes, DMA cache line %d bytes\n",
+		   kmalloc_size_roundup(1), dma_get_cache_alignment());
 	for (i = 0; i < CMSTAT_NR_CLASSES + (int)ARRAY_SIZE(large); i++) {
 		size = i < CMSTAT_NR_CLASSES ? cmstat_class_size(i) :
 		       large[i - CMSTAT_NR_CLASSES];
@@ -159,7 +208,7 @@ static int align_show(struct seq_file *m, void *unused)
 		checked++;
 		if (bad) {
 			bad_sizes++;
-			seq_printf(m, "size %zu: %d of %u objects not %zu-aligned\n",
+			seq_printf(m, "size %zu: %d of %u objects not %zu-aligned, or sharing a DMA cache line\n",
 				   size, bad, ALIGN_OBJECTS, promised_align(size));
 		}
 	}

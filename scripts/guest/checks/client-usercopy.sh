@@ -9,20 +9,20 @@ insmod /lib/cmstat/cmstat_client_test.ko || exit 1
 d=/sys/kernel/debug/cmstat_client_test
 fail=0 n=0
 for size in 1 8 100 1000 4095 4096 8192 9000 16384 32768 40000 70000; do
-	dd if=/dev/urandom of=/tmp/in bs="$size" count=1 2>/dev/null
-	if ! dd if=/tmp/in of=$d/buf bs="$size" count=1 2>/tmp/dd.err; then
-		echo "write of $size bytes failed: $(cat /tmp/dd.err)"
+	dd if=/dev/urandom of=/tmp/usercopy.in bs="$size" count=1 2>/dev/null
+	if ! dd if=/tmp/usercopy.in of=$d/buf bs="$size" count=1 2>/tmp/usercopy.err; then
+		echo "write of $size bytes failed: $(cat /tmp/usercopy.err)"
 		fail=1
 		continue
 	fi
-	cat $d/buf > /tmp/out || { echo "read of $size bytes failed"; fail=1; }
-	cmp -s /tmp/in /tmp/out || { echo "$size bytes came back different"; fail=1; }
+	cat $d/buf > /tmp/usercopy.out || { echo "read of $size bytes failed"; fail=1; }
+	cmp -s /tmp/usercopy.in /tmp/usercopy.out || { echo "$size bytes came back different"; fail=1; }
 	n=$((n + 1))
 done
 echo "$n sizes copied in and out through cmstat objects"
 align=$(cat $d/align) || fail=1
 echo "$align"
 echo "$align" | grep -q ': 0 misaligned sizes$' || fail=1
-rm -f /tmp/in /tmp/out /tmp/dd.err
+rm -f /tmp/usercopy.in /tmp/usercopy.out /tmp/usercopy.err
 rmmod cmstat_client_test || exit 1
 exit $fail
