@@ -19,7 +19,7 @@
 #   FILTER=glob    KUnit suite filter, kunit.filter_glob syntax (suite.case)
 #   KCSAN=0        skip the KCSAN kernel
 #   VM_TIMEOUT=s   seconds before a test-kernel VM counts as hung (default
-#                  900 + 150 per vCPU; the stock-kernel VMs get 300)
+#                  1800 + 300 per vCPU; the stock-kernel VMs get 900)
 #   LOGDIR=dir     where console logs go (default ./logs); the logs of a
 #                  failing VM are also copied to LOGDIR/failed-<time>-*.
 #   CMSTAT_CACHE   kernel and package cache (default ~/.cache/cmstat)
@@ -30,7 +30,9 @@ set -uo pipefail
 SMP=${SMP:-4}
 FILTER=${FILTER:-}
 KCSAN=${KCSAN:-1}
-VM_TIMEOUT=${VM_TIMEOUT:-$((900 + 150 * SMP))}
+VM_TIMEOUT=${VM_TIMEOUT:-$((1800 + 300 * SMP))}
+# The stock-kernel VMs', also only there to catch a hang.
+STOCK_VM_TIMEOUT=900
 LOGDIR=${LOGDIR:-$CMSTAT_ROOT/logs}
 BUILDDIR=$CMSTAT_ROOT/.build
 STAMP=$(date +%Y%m%d-%H%M%S)
@@ -65,7 +67,7 @@ count_gates() {
 }
 
 # What the kernel says when something went wrong.
-CONSOLE_BAD='WARNING:|BUG:|KASAN:|kmemleak-report:|Oops|Kernel panic|general protection|UBSAN:|possible recursive locking|possible circular locking|inconsistent lock state|lock held when returning|blocked for more than|rcu_.*stall|Call Trace:'
+CONSOLE_BAD='WARNING:|BUG:|KASAN:|kmemleak-report:|Oops|Kernel panic|general protection|UBSAN:|possible recursive locking|possible circular locking|inconsistent lock state|lock held when returning|blocked for more than|rcu_.*stall|Call [Tt]race:'
 
 # build_modules NAME KDIR [MAKEARG...]: build a copy of the tree against
 # KDIR with W=1.  Counts as one check; any compiler or modpost warning
@@ -226,7 +228,7 @@ stock_vm_prepare() {
 		"$BUILDDIR/stock-$abi"/module/*.ko \
 		"$BUILDDIR/stock-$abi"/samples/client/*.ko \
 		"$BUILDDIR/stock-$abi"/tests/client/*.ko $MUTANT_KOS "${deb[@]}"
-	VMS+=("stock-$abi $root/boot/vmlinuz-$abi $BUILDDIR/initramfs-stock-$abi.gz $LOGDIR/check-stock-$abi.log 300 $args")
+	VMS+=("stock-$abi $root/boot/vmlinuz-$abi $BUILDDIR/initramfs-stock-$abi.gz $LOGDIR/check-stock-$abi.log $STOCK_VM_TIMEOUT $args")
 }
 
 # arm64_vm_prepare: Debian's arm64 6.12 kernel, the same release as the
@@ -249,8 +251,8 @@ arm64_vm_prepare() {
 	VM_BUSYBOX=$dir/busybox make_initramfs "$initrd" \
 		"$CMSTAT_ROOT/scripts/guest/stock-init" "$tree"/module/*.ko \
 		"$tree"/samples/client/*.ko "$tree"/tests/client/*.ko
-	VMS+=("stock-$ARM64_ABI $dir/boot/vmlinuz-$ARM64_ABI $initrd $LOGDIR/check-stock-$ARM64_ABI.log 300 $args")
-	VMS+=("stock-$ARM64_ABI-noforce $dir/boot/vmlinuz-$ARM64_ABI $initrd $LOGDIR/check-stock-$ARM64_ABI-noforce.log 300 $args swiotlb=noforce")
+	VMS+=("stock-$ARM64_ABI $dir/boot/vmlinuz-$ARM64_ABI $initrd $LOGDIR/check-stock-$ARM64_ABI.log $STOCK_VM_TIMEOUT $args")
+	VMS+=("stock-$ARM64_ABI-noforce $dir/boot/vmlinuz-$ARM64_ABI $initrd $LOGDIR/check-stock-$ARM64_ABI-noforce.log $STOCK_VM_TIMEOUT $args swiotlb=noforce")
 }
 
 # boot_all: run every VM (run_vm boots once more a kernel that crashed
