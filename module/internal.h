@@ -40,7 +40,7 @@ static inline bool cmstat_mutate_ipi_all(void)
 
 /* classes.c: the tables of include/cmstat/alloc.h, filled at load. */
 int cmstat_classes_init(void);
-void cmstat_classes_exit(void);
+void cmstat_classes_exit(bool loaded);
 
 /* alloc.c */
 void cmstat_alloc_init(void);
