@@ -6,6 +6,8 @@
  * symbol.
  */
 
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/slab.h>
 
 #include "internal.h"
@@ -100,6 +102,23 @@ void __cmstat_free_tail(struct cmstat_heap *heap, const void *obj,
 		       CMSTAT_HC_REQUESTED_FREE_BYTES, size, -1, 0);
 }
 EXPORT_SYMBOL_GPL(__cmstat_free_tail);
+
+/**
+ * __cmstat_gfp_blocking_in_irq() - report an allocation that may sleep,
+ *	from interrupt context
+ * @caller: an address in the function that allocated
+ *
+ * For the inline cmstat_alloc(), which accounts the allocation in the
+ * context it runs in all the same.  Once: the kernel itself says nothing
+ * of it without CONFIG_DEBUG_ATOMIC_SLEEP, and an allocation that does
+ * not need to reclaim succeeds.  Not for direct use.
+ */
+void __cmstat_gfp_blocking_in_irq(unsigned long caller)
+{
+	pr_warn_once("%pS: an allocation that may sleep, from interrupt context: accounted there; use GFP_ATOMIC\n",
+		     (void *)caller);
+}
+EXPORT_SYMBOL_GPL(__cmstat_gfp_blocking_in_irq);
 
 /**
  * __cmstat_alloc() - allocate memory from a heap, out of line

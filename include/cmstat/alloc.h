@@ -261,17 +261,21 @@ static __always_inline unsigned int __cmstat_class(size_t size)
 }
 
 /*
- * Whether an allocator section runs in task context, cheaply: every
- * allocation that may block does, and of the rest one test of the
- * preemption count tells.  A section never runs in NMI context: the slab
- * allocator cannot.
+ * Whether an allocator section runs in task context: one test of the
+ * preemption count, whatever the gfp flags say.  A client that passes
+ * GFP_KERNEL from a softirq has a bug that only CONFIG_DEBUG_ATOMIC_SLEEP
+ * reports; were the flags trusted, its section would make the sequence
+ * counter of the task section it interrupted move, and that section look
+ * closed to readers: a torn snapshot.  A section never runs in NMI
+ * context: the slab allocator cannot.
  */
-static __always_inline bool __cmstat_in_task(gfp_t gfp)
+static __always_inline bool __cmstat_in_task(void)
 {
-	return gfpflags_allow_blocking(gfp) ||
-	       likely(!(preempt_count() & (NMI_MASK | HARDIRQ_MASK |
+	return likely(!(preempt_count() & (NMI_MASK | HARDIRQ_MASK |
 					   SOFTIRQ_OFFSET)));
 }
+
+void __cmstat_gfp_blocking_in_irq(unsigned long caller);
 
 /*
  * One writer section on the heap's counters, in context @ctx: a class
@@ -297,19 +301,25 @@ static __always_inline void __cmstat_account_in(const struct cmstat_heap *heap,
 
 /*
  * The same, written out twice: in task context the sequence counter's
- * address is a constant, and only interrupts compute the level.
+ * address is a constant, and only interrupts compute the level.  An
+ * allocation that may block, from interrupt context, is accounted in its
+ * real context and reported once (out of line, naming the caller): for a
+ * constant @gfp the test compiles away or into the interrupt branch.
  */
 static __always_inline void __cmstat_account(const struct cmstat_heap *heap,
 					     gfp_t gfp, unsigned int count_idx,
 					     unsigned int requested_idx,
 					     size_t size)
 {
-	if (__cmstat_in_task(gfp))
+	if (__cmstat_in_task()) {
 		__cmstat_account_in(heap, CMSTAT_CTX_TASK, count_idx,
 				    requested_idx, size);
-	else
-		__cmstat_account_in(heap, interrupt_context_level(), count_idx,
-				    requested_idx, size);
+		return;
+	}
+	if (unlikely(gfpflags_allow_blocking(gfp)))
+		__cmstat_gfp_blocking_in_irq(_THIS_IP_);
+	__cmstat_account_in(heap, interrupt_context_level(), count_idx,
+			    requested_idx, size);
 }
 
 /**
@@ -325,6 +335,10 @@ static __always_inline void __cmstat_account(const struct cmstat_heap *heap,
  * The memory is aligned as kmalloc() would align it, and may be copied to
  * and from user space whole.  Inline: a constant @size picks its class at
  * compile time.  __cmstat_alloc() is the same, out of line.
+ *
+ * The statistics count the allocation in the context it runs in, whatever
+ * @gfp says: an allocation that may sleep (GFP_KERNEL) from interrupt
+ * context, a bug, is reported once, naming the caller.
  *
  * Return: the memory; ZERO_SIZE_PTR for @size 0, as kmalloc() (not
  * counted, and freeing it is a no-op); NULL on failure or when @size is

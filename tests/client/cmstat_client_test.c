@@ -26,6 +26,11 @@
  *		"close": close that section.
  *	stats	read(): one snapshot of the heap "client", with the
  *		identities cmstat_heap_stats_valid() checks.
+ *	softirq	read(): open a task section on this CPU, and inside it run
+ *		a tasklet (a softirq, nested in the section) that calls
+ *		cmstat_alloc() with GFP_KERNEL, a client bug; say how far
+ *		this CPU's task and softirq sequence counters moved while it
+ *		ran.  For kernels without CONFIG_DEBUG_ATOMIC_SLEEP only.
  *
  * Only cmstat's exported API and headers are used, as by any client.
  */
@@ -33,6 +38,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/debugfs.h>
+#include <linux/interrupt.h>
 #include <linux/kthread.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
@@ -168,6 +174,69 @@ static int stats_show(struct seq_file *m, void *unused)
 	return err;
 }
 DEFINE_SHOW_ATTRIBUTE(stats);
+
+/*
+ * "softirq": the tasklet runs nested in a task section on this CPU, and
+ * allocates with GFP_KERNEL there (a client bug the stock kernel is silent
+ * about).  Under client_lock.
+ */
+static struct tasklet_struct softirq_tasklet;
+static void *softirq_obj;
+static bool softirq_ran, softirq_in_softirq;
+
+static void softirq_fn(struct tasklet_struct *t)
+{
+	softirq_in_softirq = in_serving_softirq();
+	softirq_obj = cmstat_alloc(client_heap, 64, GFP_KERNEL);
+	softirq_ran = true;
+}
+
+static unsigned long this_cpu_seq(unsigned int ctx)
+{
+	return this_cpu_read(cmstat_cpu_seq.seq[ctx]);
+}
+
+static int softirq_show(struct seq_file *m, void *unused)
+{
+	unsigned long task_before, task_after, soft_before, soft_after;
+	struct cmstat_counters *set = cmstat_counters_alloc(NULL, 1);
+	struct cmstat_section sec;
+	bool nested;
+
+	if (IS_ERR(set))
+		return PTR_ERR(set);
+	mutex_lock(&client_lock);
+	softirq_ran = false;
+	softirq_obj = NULL;
+	if (!cmstat_section_begin_task(&sec, cmstat_counters_group(set))) {
+		mutex_unlock(&client_lock);
+		cmstat_counters_free(set);
+		seq_puts(m, "accounting off: no section\n");
+		return 0;
+	}
+	/* Preemption is off: all of this runs on one CPU. */
+	task_before = this_cpu_seq(CMSTAT_CTX_TASK);
+	soft_before = this_cpu_seq(CMSTAT_CTX_SOFTIRQ);
+	local_bh_disable();
+	tasklet_schedule(&softirq_tasklet);
+	local_bh_enable();	/* runs the tasklet, in serving-softirq context */
+	nested = softirq_ran;
+	task_after = this_cpu_seq(CMSTAT_CTX_TASK);
+	soft_after = this_cpu_seq(CMSTAT_CTX_SOFTIRQ);
+	cmstat_section_add(cmstat_section_slot(&sec, set), 0, 1);
+	cmstat_section_end(&sec);
+	tasklet_kill(&softirq_tasklet);	/* had it not run nested */
+	cmstat_free(client_heap, softirq_obj, 64);
+	seq_printf(m, "tasklet ran nested in the task section: %s, in softirq context: %s, allocated: %s\n",
+		   str_yes_no(nested), str_yes_no(softirq_in_softirq),
+		   str_yes_no(softirq_obj));
+	seq_printf(m, "task sequence counter moved by %lu, softirq sequence counter by %lu\n",
+		   task_after - task_before, soft_after - soft_before);
+	mutex_unlock(&client_lock);
+	cmstat_counters_free(set);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(softirq);
 
 /* A free the contract forbids; each returns 0 or -ENOMEM. */
 static int misuse_wrong_size(void)
@@ -383,6 +452,8 @@ static int __init client_init(void)
 	debugfs_create_file("align", 0400, client_dir, NULL, &align_fops);
 	debugfs_create_file("stats", 0400, client_dir, NULL, &stats_fops);
 	debugfs_create_file("misuse", 0200, client_dir, NULL, &misuse_fops);
+	debugfs_create_file("softirq", 0400, client_dir, NULL, &softirq_fops);
+	tasklet_setup(&softirq_tasklet, softirq_fn);
 	return 0;
 }
 
@@ -393,6 +464,7 @@ static int __init client_init(void)
 static void __exit client_exit(void)
 {
 	debugfs_remove(client_dir);
+	tasklet_kill(&softirq_tasklet);
 	if (open_task)
 		misuse_close();
 	cmstat_free(client_heap, kept_buf, kept_size);
