@@ -120,23 +120,36 @@ void __cmstat_gfp_blocking_in_irq(unsigned long caller)
 }
 EXPORT_SYMBOL_GPL(__cmstat_gfp_blocking_in_irq);
 
-/**
- * __cmstat_alloc() - allocate memory from a heap, out of line
- * @heap: heap to account the allocation in
- * @size: bytes wanted
- * @gfp: allocation flags
- *
- * cmstat_alloc() as a function, for callers that need a symbol; the inline
- * cmstat_alloc() calls it for sizes of no class.
- *
- * Return: as cmstat_alloc().
+/*
+ * Whether cmstat refuses @gfp for @size: a zone modifier other than
+ * GFP_DMA above the largest class, which the page allocator honours (see
+ * __CMSTAT_GFP_ZONES in include/cmstat/alloc.h).  Refused, once with a
+ * message naming @caller, and counted as a failure.
  */
-void *__cmstat_alloc(struct cmstat_heap *heap, size_t size, gfp_t gfp)
+static bool cmstat_gfp_refused(struct cmstat_heap *heap, size_t size,
+			       gfp_t gfp, unsigned long caller)
+{
+	gfp_t zones = gfp & __CMSTAT_GFP_ZONES;
+
+	if (likely(!zones) ||
+	    (zones == __GFP_DMA && size > CMSTAT_MAX_CLASS_SIZE))
+		return false;
+	pr_warn_once("%pS: %zu bytes with %pGg refused: cmstat serves GFP_DMA above %u bytes only, and never GFP_DMA32 or __GFP_HIGHMEM\n",
+		     (void *)caller, size, &zones, CMSTAT_MAX_CLASS_SIZE);
+	__cmstat_alloc_failed(heap);
+	return true;
+}
+
+/* __cmstat_alloc(), for a caller named by @caller. */
+static void *cmstat_alloc_from(struct cmstat_heap *heap, size_t size,
+			       gfp_t gfp, unsigned long caller)
 {
 	void *obj;
 
 	if (unlikely(!size))
 		return ZERO_SIZE_PTR;
+	if (cmstat_gfp_refused(heap, size, gfp, caller))
+		return NULL;
 	if (size <= CMSTAT_MAX_CLASS_SIZE) {
 		unsigned int class = __cmstat_class_lookup(size);
 
@@ -156,6 +169,22 @@ void *__cmstat_alloc(struct cmstat_heap *heap, size_t size, gfp_t gfp)
 		       CMSTAT_HC_REQUESTED_ALLOC_BYTES, size,
 		       CMSTAT_HC_LARGE_ALLOC_BYTES, cmstat_alloc_held_bytes(size));
 	return obj;
+}
+
+/**
+ * __cmstat_alloc() - allocate memory from a heap, out of line
+ * @heap: heap to account the allocation in
+ * @size: bytes wanted
+ * @gfp: allocation flags
+ *
+ * cmstat_alloc() as a function, for callers that need a symbol; the inline
+ * cmstat_alloc() calls it for sizes of no class and for zone modifiers.
+ *
+ * Return: as cmstat_alloc().
+ */
+void *__cmstat_alloc(struct cmstat_heap *heap, size_t size, gfp_t gfp)
+{
+	return cmstat_alloc_from(heap, size, gfp, _RET_IP_);
 }
 EXPORT_SYMBOL_GPL(__cmstat_alloc);
 

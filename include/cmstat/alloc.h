@@ -322,19 +322,29 @@ static __always_inline void __cmstat_account(const struct cmstat_heap *heap,
 			    requested_idx, size);
 }
 
+/*
+ * Zone modifiers the class caches cannot honour: they are not DMA caches,
+ * and SLUB takes a new slab's pages with the cache's own zone, whatever
+ * the caller's flags say (and reports __GFP_DMA32 and __GFP_HIGHMEM with a
+ * stack dump, as kmalloc() does).  __cmstat_alloc() refuses them.
+ */
+#define __CMSTAT_GFP_ZONES	(__GFP_DMA | __GFP_DMA32 | __GFP_HIGHMEM)
+
 /**
  * cmstat_alloc() - allocate memory from a heap
  * @heap: heap to account the allocation in
  * @size: bytes wanted; at most %CMSTAT_ALLOC_MAX
  * @gfp: passed to the slab or page allocator as is, so GFP_ATOMIC works
- *	from interrupt context; __GFP_ZERO zeroes the memory
+ *	from interrupt context; __GFP_ZERO zeroes the memory.  No zone
+ *	modifier but GFP_DMA above %CMSTAT_MAX_CLASS_SIZE: see Return.
  *
  * Sizes up to %CMSTAT_MAX_CLASS_SIZE are rounded up to their size class
  * and served by the class's kmem_cache; larger ones by kmalloc(), which
  * takes them from the page allocator in whole power-of-two page blocks.
  * The memory is aligned as kmalloc() would align it, and may be copied to
  * and from user space whole.  Inline: a constant @size picks its class at
- * compile time.  __cmstat_alloc() is the same, out of line.
+ * compile time, and a constant @gfp costs no test of its zone.
+ * __cmstat_alloc() is the same, out of line.
  *
  * The statistics count the allocation in the context it runs in, whatever
  * @gfp says: an allocation that may sleep (GFP_KERNEL) from interrupt
@@ -343,6 +353,11 @@ static __always_inline void __cmstat_account(const struct cmstat_heap *heap,
  * Return: the memory; ZERO_SIZE_PTR for @size 0, as kmalloc() (not
  * counted, and freeing it is a no-op); NULL on failure or when @size is
  * above %CMSTAT_ALLOC_MAX, counted in failed_allocs, without a warning.
+ * NULL too, counted in failed_allocs and reported once naming the caller,
+ * for GFP_DMA up to %CMSTAT_MAX_CLASS_SIZE (the class caches are not DMA
+ * caches) and for __GFP_DMA32 or __GFP_HIGHMEM at any size (kmalloc()
+ * does not honour them either); GFP_DMA above %CMSTAT_MAX_CLASS_SIZE is
+ * honoured, by the page allocator.
  */
 static __always_inline void *cmstat_alloc(struct cmstat_heap *heap,
 					  size_t size, gfp_t gfp)
@@ -350,8 +365,11 @@ static __always_inline void *cmstat_alloc(struct cmstat_heap *heap,
 	unsigned int class;
 	void *obj;
 
-	/* 0, large or too large: one test, as an unsigned 0 - 1 is huge. */
-	if (size - 1 >= CMSTAT_MAX_CLASS_SIZE)
+	/*
+	 * 0, large or too large: one test, as an unsigned 0 - 1 is huge.
+	 * A zone modifier, out of line too: none, for a constant @gfp.
+	 */
+	if (size - 1 >= CMSTAT_MAX_CLASS_SIZE || (gfp & __CMSTAT_GFP_ZONES))
 		return __cmstat_alloc(heap, size, gfp);
 	class = __cmstat_class(size);
 	obj = kmem_cache_alloc(cmstat_class_caches[class], gfp);

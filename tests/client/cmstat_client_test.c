@@ -31,6 +31,8 @@
  *		cmstat_alloc() with GFP_KERNEL, a client bug; say how far
  *		this CPU's task and softirq sequence counters moved while it
  *		ran.  For kernels without CONFIG_DEBUG_ATOMIC_SLEEP only.
+ *	dma	read(): cmstat_alloc() with GFP_DMA and GFP_DMA32 at class
+ *		and large sizes: refused, or the zone the memory came from.
  *
  * Only cmstat's exported API and headers are used, as by any client.
  */
@@ -40,6 +42,7 @@
 #include <linux/debugfs.h>
 #include <linux/interrupt.h>
 #include <linux/kthread.h>
+#include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/slab.h>
@@ -237,6 +240,59 @@ static int softirq_show(struct seq_file *m, void *unused)
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(softirq);
+
+static u64 client_failed_allocs(void)
+{
+	struct cmstat_heap_stats *st = kmalloc(sizeof(*st), GFP_KERNEL);
+	u64 failed = U64_MAX;
+
+	if (st && !cmstat_heap_read(client_heap, st))
+		failed = st->failed_allocs;
+	kfree(st);
+	return failed;
+}
+
+/* One "dma" line: what cmstat_alloc() made of a zone modifier. */
+static void dma_try(struct seq_file *m, const char *what, size_t size,
+		    void *obj, unsigned int *refused)
+{
+	if (!obj) {
+		(*refused)++;
+		seq_printf(m, "%s %zu: refused\n", what, size);
+		return;
+	}
+	seq_printf(m, "%s %zu: zone %s\n", what, size,
+		   page_zone(virt_to_page(obj))->name);
+	cmstat_free(client_heap, obj, size);
+}
+
+static int dma_show(struct seq_file *m, void *unused)
+{
+	unsigned int refused = 0;
+	u64 failed = client_failed_allocs();
+
+	if (!IS_ENABLED(CONFIG_ZONE_DMA))
+		seq_puts(m, "no ZONE_DMA in this kernel\n");
+	/* Constant flags: the inline fast path's own test. */
+	dma_try(m, "GFP_DMA", 100,
+		cmstat_alloc(client_heap, 100, GFP_KERNEL | GFP_DMA), &refused);
+	dma_try(m, "GFP_DMA", CMSTAT_MAX_CLASS_SIZE,
+		cmstat_alloc(client_heap, CMSTAT_MAX_CLASS_SIZE,
+			     GFP_KERNEL | GFP_DMA), &refused);
+	dma_try(m, "GFP_DMA32", 100,
+		cmstat_alloc(client_heap, 100, GFP_KERNEL | GFP_DMA32),
+		&refused);
+	dma_try(m, "GFP_DMA32", CMSTAT_MAX_CLASS_SIZE,
+		cmstat_alloc(client_heap, CMSTAT_MAX_CLASS_SIZE,
+			     GFP_KERNEL | GFP_DMA32), &refused);
+	dma_try(m, "GFP_DMA", 300000,
+		cmstat_alloc(client_heap, 300000, GFP_KERNEL | GFP_DMA),
+		&refused);
+	seq_printf(m, "refused %u, failed_allocs moved by %llu\n", refused,
+		   client_failed_allocs() - failed);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(dma);
 
 /* A free the contract forbids; each returns 0 or -ENOMEM. */
 static int misuse_wrong_size(void)
@@ -453,6 +509,7 @@ static int __init client_init(void)
 	debugfs_create_file("stats", 0400, client_dir, NULL, &stats_fops);
 	debugfs_create_file("misuse", 0200, client_dir, NULL, &misuse_fops);
 	debugfs_create_file("softirq", 0400, client_dir, NULL, &softirq_fops);
+	debugfs_create_file("dma", 0400, client_dir, NULL, &dma_fops);
 	tasklet_setup(&softirq_tasklet, softirq_fn);
 	return 0;
 }
