@@ -176,6 +176,8 @@ const char *cmstat_heap_name(const struct cmstat_heap *heap);
 
 void *__cmstat_alloc(struct cmstat_heap *heap, size_t size, gfp_t gfp);
 void __cmstat_free(struct cmstat_heap *heap, const void *obj, size_t size);
+void *cmstat_realloc(struct cmstat_heap *heap, const void *obj,
+		     size_t old_size, size_t new_size, gfp_t gfp);
 void *__cmstat_alloc_tail(struct cmstat_heap *heap, void *obj,
 			  unsigned int class, size_t size, gfp_t gfp);
 void __cmstat_alloc_failed(struct cmstat_heap *heap);

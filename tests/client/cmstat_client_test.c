@@ -33,6 +33,9 @@
  *		ran.  For kernels without CONFIG_DEBUG_ATOMIC_SLEEP only.
  *	dma	read(): cmstat_alloc() with GFP_DMA and GFP_DMA32 at class
  *		and large sizes: refused, or the zone the memory came from.
+ *	realloc	read(): cmstat_realloc() in place, across classes, to and
+ *		from large sizes, to 0 and from NULL; check the contents
+ *		and that the statistics come back to where they were.
  *
  * Only cmstat's exported API and headers are used, as by any client.
  */
@@ -294,6 +297,100 @@ static int dma_show(struct seq_file *m, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(dma);
 
+/* "realloc": each step's verdict, and a count of those that went wrong. */
+static unsigned int realloc_bad;
+
+static void realloc_check(struct seq_file *m, bool ok, const char *what)
+{
+	if (!ok)
+		realloc_bad++;
+	seq_printf(m, "%s: %s\n", what, ok ? "ok" : "WRONG");
+}
+
+/* Whether @p holds the pattern realloc_show() wrote, over @n bytes. */
+static bool realloc_pattern(const u8 *p, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (p[i] != (u8)(i * 7 + 1))
+			return false;
+	return true;
+}
+
+static bool realloc_zero(const u8 *p, size_t from, size_t to)
+{
+	return !memchr_inv(p + from, 0, to - from);
+}
+
+static int realloc_show(struct seq_file *m, void *unused)
+{
+	struct cmstat_heap_stats *before, *after;
+	u8 *p, *q;
+	size_t i;
+	int err;
+
+	before = kmalloc(sizeof(*before), GFP_KERNEL);
+	after = kmalloc(sizeof(*after), GFP_KERNEL);
+	err = before && after ? cmstat_heap_read(client_heap, before) : -ENOMEM;
+	if (err)
+		goto out;
+	realloc_bad = 0;
+	p = cmstat_alloc(client_heap, 100, GFP_KERNEL);
+	if (!p) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < 100; i++)
+		p[i] = i * 7 + 1;
+	/* 100 and 110 bytes share the 112-byte class. */
+	q = cmstat_realloc(client_heap, p, 100, 110, GFP_KERNEL | __GFP_ZERO);
+	realloc_check(m, q == p, "100 to 110 bytes in place");
+	realloc_check(m, q && realloc_pattern(q, 100) &&
+		      realloc_zero(q, 100, 112),
+		      "contents kept, the rest zeroed with __GFP_ZERO");
+	p = q ?: p;
+	q = cmstat_realloc(client_heap, p, 110, 5000, GFP_KERNEL);
+	realloc_check(m, q && q != p && realloc_pattern(q, 100),
+		      "110 to 5000 bytes, moved, contents kept");
+	p = q ?: p;
+	q = cmstat_realloc(client_heap, p, q ? 5000 : 110, 300000, GFP_KERNEL);
+	realloc_check(m, q && realloc_pattern(q, 100),
+		      "5000 to 300000 bytes (large), contents kept");
+	p = q ?: p;
+	q = cmstat_realloc(client_heap, p, q ? 300000 : 5000, 64, GFP_KERNEL);
+	realloc_check(m, q && realloc_pattern(q, 64),
+		      "300000 to 64 bytes, contents kept");
+	p = q ?: p;
+	if (cmstat_debug_free_enabled()) {
+		q = cmstat_realloc(client_heap, p, 65, 64, GFP_KERNEL);
+		realloc_check(m, !q && realloc_pattern(p, 64),
+			      "debug_free: a wrong old size refused, object kept");
+	}
+	q = cmstat_realloc(client_heap, p, 64, 0, GFP_KERNEL);
+	realloc_check(m, q == ZERO_SIZE_PTR, "to 0 bytes: freed");
+	q = cmstat_realloc(client_heap, NULL, 0, 200, GFP_KERNEL);
+	realloc_check(m, q && !ZERO_OR_NULL_PTR(q), "from NULL: allocated");
+	cmstat_free(client_heap, q, 200);
+	err = cmstat_heap_read(client_heap, after);
+	if (err)
+		goto out;
+	realloc_check(m, after->live_objects == before->live_objects &&
+		      after->live_bytes == before->live_bytes &&
+		      after->live_requested_bytes ==
+		      before->live_requested_bytes &&
+		      cmstat_heap_stats_valid(after),
+		      "statistics back where they were, valid");
+	seq_printf(m, "allocations %llu, frees %llu; %u wrong\n",
+		   after->mallocs - before->mallocs,
+		   after->frees - before->frees, realloc_bad);
+out:
+	kfree(before);
+	kfree(after);
+	return err;
+}
+DEFINE_SHOW_ATTRIBUTE(realloc);
+
 /* A free the contract forbids; each returns 0 or -ENOMEM. */
 static int misuse_wrong_size(void)
 {
@@ -510,6 +607,7 @@ static int __init client_init(void)
 	debugfs_create_file("misuse", 0200, client_dir, NULL, &misuse_fops);
 	debugfs_create_file("softirq", 0400, client_dir, NULL, &softirq_fops);
 	debugfs_create_file("dma", 0400, client_dir, NULL, &dma_fops);
+	debugfs_create_file("realloc", 0400, client_dir, NULL, &realloc_fops);
 	tasklet_setup(&softirq_tasklet, softirq_fn);
 	return 0;
 }
