@@ -6,13 +6,13 @@ alloc.o: /work/main/module/alloc.c \
  /usr/src/linux-headers-6.12.117+deb12-common/include/linux/compiler-context-analysis.h \
  /usr/src/linux-headers-6.12.117+deb12-common/include/linux/compiler_attributes.h \
  /usr/src/linux-headers-6.12.117+deb12-common/include/linux/compiler-gcc.h \
- /usr/src/linux-headers-6.12.117+deb12-common/include/linux/slab.h \
- /usr/src/linux-headers-6.12.117+deb12-common/include/linux/bug.h \
- /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/bug.h \
- /usr/src/linux-headers-6.12.117+deb12-common/include/linux/stringify.h \
- /usr/src/linux-headers-6.12.117+deb12-common/include/linux/instrumentation.h \
- /usr/src/linux-headers-6.12.117+deb12-common/include/linux/objtool.h \
- /usr/src/linux-headers-6.12.117+deb12-common/include/linux/objtool_types.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/minmax.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/build_bug.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/compiler.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/compiler_types.h \
+ arch/x86/include/generated/asm/rwonce.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/asm-generic/rwonce.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/kasan-checks.h \
  /usr/src/linux-headers-6.12.117+deb12-common/include/linux/types.h \
  /usr/src/linux-headers-6.12.117+deb12-common/include/uapi/linux/types.h \
  arch/x86/include/generated/uapi/asm/types.h \
@@ -25,24 +25,34 @@ alloc.o: /work/main/module/alloc.c \
  /usr/src/linux-headers-6.12.117+deb12-common/include/uapi/linux/posix_types.h \
  /usr/src/linux-headers-6.12.117+deb12-common/include/linux/stddef.h \
  /usr/src/linux-headers-6.12.117+deb12-common/include/uapi/linux/stddef.h \
- /usr/src/linux-headers-6.12.117+deb12-common/include/linux/compiler_types.h \
  /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/posix_types.h \
  /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/uapi/asm/posix_types_64.h \
  /usr/src/linux-headers-6.12.117+deb12-common/include/uapi/asm-generic/posix_types.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/kcsan-checks.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/const.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/vdso/const.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/uapi/linux/const.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/mm.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/errno.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/uapi/linux/errno.h \
+ arch/x86/include/generated/uapi/asm/errno.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/uapi/asm-generic/errno.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/uapi/asm-generic/errno-base.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/mmdebug.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/bug.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/bug.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/stringify.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/instrumentation.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/objtool.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/objtool_types.h \
  /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/asm.h \
  /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/extable_fixup_types.h \
  /usr/src/linux-headers-6.12.117+deb12-common/include/asm-generic/bug.h \
- /usr/src/linux-headers-6.12.117+deb12-common/include/linux/compiler.h \
- arch/x86/include/generated/asm/rwonce.h \
- /usr/src/linux-headers-6.12.117+deb12-common/include/asm-generic/rwonce.h \
- /usr/src/linux-headers-6.12.117+deb12-common/include/linux/kasan-checks.h \
- /usr/src/linux-headers-6.12.117+deb12-common/include/linux/kcsan-checks.h \
  /usr/src/linux-headers-6.12.117+deb12-common/include/linux/once_lite.h \
  /usr/src/linux-headers-6.12.117+deb12-common/include/linux/panic.h \
  /usr/src/linux-headers-6.12.117+deb12-common/include/linux/printk.h \
  /usr/src/linux-headers-6.12.117+deb12-common/include/linux/stdarg.h \
  /usr/src/linux-headers-6.12.117+deb12-common/include/linux/init.h \
- /usr/src/linux-headers-6.12.117+deb12-common/include/linux/build_bug.h \
  /usr/src/linux-headers-6.12.117+deb12-common/include/linux/kern_levels.h \
  /usr/src/linux-headers-6.12.117+deb12-common/include/linux/linkage.h \
  /usr/src/linux-headers-6.12.117+deb12-common/include/linux/export.h \
@@ -50,9 +60,6 @@ alloc.o: /work/main/module/alloc.c \
  /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/ibt.h \
  /usr/src/linux-headers-6.12.117+deb12-common/include/linux/ratelimit_types.h \
  /usr/src/linux-headers-6.12.117+deb12-common/include/linux/bits.h \
- /usr/src/linux-headers-6.12.117+deb12-common/include/linux/const.h \
- /usr/src/linux-headers-6.12.117+deb12-common/include/vdso/const.h \
- /usr/src/linux-headers-6.12.117+deb12-common/include/uapi/linux/const.h \
  /usr/src/linux-headers-6.12.117+deb12-common/include/vdso/bits.h \
  /usr/src/linux-headers-6.12.117+deb12-common/include/uapi/linux/bits.h \
  /usr/src/linux-headers-6.12.117+deb12-common/include/linux/overflow.h \
@@ -79,10 +86,6 @@ alloc.o: /work/main/module/alloc.c \
  /usr/src/linux-headers-6.12.117+deb12-common/include/linux/jump_label.h \
  /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/jump_label.h \
  /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/nops.h \
- /usr/src/linux-headers-6.12.117+deb12-common/include/linux/cache.h \
- /usr/src/linux-headers-6.12.117+deb12-common/include/uapi/linux/kernel.h \
- /usr/src/linux-headers-6.12.117+deb12-common/include/uapi/linux/sysinfo.h \
- /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/cache.h \
  /usr/src/linux-headers-6.12.117+deb12-common/include/linux/gfp.h \
  /usr/src/linux-headers-6.12.117+deb12-common/include/linux/gfp_types.h \
  /usr/src/linux-headers-6.12.117+deb12-common/include/linux/mmzone.h \
@@ -98,6 +101,10 @@ alloc.o: /work/main/module/alloc.c \
  /usr/src/linux-headers-6.12.117+deb12-common/include/linux/threads.h \
  /usr/src/linux-headers-6.12.117+deb12-common/include/linux/percpu-defs.h \
  /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/current.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/cache.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/uapi/linux/kernel.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/uapi/linux/sysinfo.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/cache.h \
  /usr/src/linux-headers-6.12.117+deb12-common/include/linux/static_call_types.h \
  /usr/src/linux-headers-6.12.117+deb12-common/include/linux/irqflags.h \
  /usr/src/linux-headers-6.12.117+deb12-common/include/linux/irqflags_types.h \
@@ -155,16 +162,10 @@ alloc.o: /work/main/module/alloc.c \
  /usr/src/linux-headers-6.12.117+deb12-common/include/linux/math.h \
  /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/div64.h \
  /usr/src/linux-headers-6.12.117+deb12-common/include/asm-generic/div64.h \
- /usr/src/linux-headers-6.12.117+deb12-common/include/linux/minmax.h \
  /usr/src/linux-headers-6.12.117+deb12-common/include/linux/sprintf.h \
  /usr/src/linux-headers-6.12.117+deb12-common/include/linux/instruction_pointer.h \
  /usr/src/linux-headers-6.12.117+deb12-common/include/linux/wordpart.h \
  /usr/src/linux-headers-6.12.117+deb12-common/include/linux/bitmap.h \
- /usr/src/linux-headers-6.12.117+deb12-common/include/linux/errno.h \
- /usr/src/linux-headers-6.12.117+deb12-common/include/uapi/linux/errno.h \
- arch/x86/include/generated/uapi/asm/errno.h \
- /usr/src/linux-headers-6.12.117+deb12-common/include/uapi/asm-generic/errno.h \
- /usr/src/linux-headers-6.12.117+deb12-common/include/uapi/asm-generic/errno-base.h \
  /usr/src/linux-headers-6.12.117+deb12-common/include/linux/find.h \
  /usr/src/linux-headers-6.12.117+deb12-common/include/linux/string.h \
  /usr/src/linux-headers-6.12.117+deb12-common/include/linux/err.h \
@@ -300,7 +301,6 @@ alloc.o: /work/main/module/alloc.c \
  /usr/src/linux-headers-6.12.117+deb12-common/include/linux/percpu.h \
  /usr/src/linux-headers-6.12.117+deb12-common/include/linux/alloc_tag.h \
  /usr/src/linux-headers-6.12.117+deb12-common/include/linux/codetag.h \
- /usr/src/linux-headers-6.12.117+deb12-common/include/linux/mmdebug.h \
  /usr/src/linux-headers-6.12.117+deb12-common/include/linux/sched.h \
  /usr/src/linux-headers-6.12.117+deb12-common/include/uapi/linux/sched.h \
  /usr/src/linux-headers-6.12.117+deb12-common/include/linux/pid_types.h \
@@ -371,10 +371,127 @@ alloc.o: /work/main/module/alloc.c \
  /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/apicdef.h \
  /usr/src/linux-headers-6.12.117+deb12-common/include/asm-generic/topology.h \
  /usr/src/linux-headers-6.12.117+deb12-common/include/linux/cpu_smt.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/pgalloc_tag.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/mmap_lock.h \
  /usr/src/linux-headers-6.12.117+deb12-common/include/linux/percpu-refcount.h \
- /usr/src/linux-headers-6.12.117+deb12-common/include/linux/hash.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/bit_spinlock.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/shrinker.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/page_ext.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/stacktrace.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/page_ref.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/sizes.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/pgtable.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/pgtable.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/pkru.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/fpu/api.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/coco.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/asm-generic/pgtable_uffd.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/page_table_check.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/pgtable_64.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/fixmap.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/uapi/asm/vsyscall.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/asm-generic/fixmap.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/pgtable-invert.h \
  /usr/src/linux-headers-6.12.117+deb12-common/include/linux/kasan.h \
  /usr/src/linux-headers-6.12.117+deb12-common/include/linux/kasan-enabled.h \
  /usr/src/linux-headers-6.12.117+deb12-common/include/linux/kasan-tags.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/memremap.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/ioport.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/slab.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/hash.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/huge_mm.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/sched/coredump.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/fs.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/wait_bit.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/kdev_t.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/uapi/linux/kdev_t.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/dcache.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/rculist.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/rculist_bl.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/list_bl.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/lockref.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/stringhash.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/path.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/stat.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/uapi/asm/stat.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/uapi/linux/stat.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/uidgid.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/highuid.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/list_lru.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/xarray.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/kconfig.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/sched/mm.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/sync_core.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/sync_core.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/radix-tree.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/pid.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/capability.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/uapi/linux/capability.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/semaphore.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/fcntl.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/uapi/linux/fcntl.h \
+ arch/x86/include/generated/uapi/asm/fcntl.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/uapi/asm-generic/fcntl.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/uapi/linux/openat2.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/migrate_mode.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/percpu-rwsem.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/rcuwait.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/sched/signal.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/signal.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/sched/jobctl.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/sched/task.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/uaccess.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/fault-inject-usercopy.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/nospec.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/uaccess.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/smap.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/extable.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/tlbflush.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/mmu_notifier.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/interval_tree.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/invpcid.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/pti.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/uaccess_64.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/asm-generic/access_ok.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/cred.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/key.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/sysctl.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/uapi/linux/sysctl.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/assoc_array.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/sched/user.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/ratelimit.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/posix-timers.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/alarmtimer.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/hrtimer.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/hrtimer_defs.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/timerqueue.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/rcu_sync.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/delayed_call.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/uuid.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/errseq.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/ioprio.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/sched/rt.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/iocontext.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/uapi/linux/ioprio.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/fs_types.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/mount.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/mnt_idmapping.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/rw_hint.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/uapi/linux/fs.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/quota.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/uapi/linux/dqblk_xfs.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/dqblk_v1.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/dqblk_v2.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/dqblk_qtree.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/projid.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/uapi/linux/quota.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/kobject.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/sysfs.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/kernfs.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/idr.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/kobject_ns.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/secretmem.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/vmstat.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/vm_event_item.h \
  /work/main/module/internal.h /work/main/module/../include/cmstat/alloc.h \
  /work/main/module/../include/cmstat/counters.h

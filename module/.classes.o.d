@@ -6,13 +6,9 @@ classes.o: /work/main/module/classes.c \
  /usr/src/linux-headers-6.12.117+deb12-common/include/linux/compiler-context-analysis.h \
  /usr/src/linux-headers-6.12.117+deb12-common/include/linux/compiler_attributes.h \
  /usr/src/linux-headers-6.12.117+deb12-common/include/linux/compiler-gcc.h \
- /usr/src/linux-headers-6.12.117+deb12-common/include/linux/kernel.h \
- /usr/src/linux-headers-6.12.117+deb12-common/include/linux/stdarg.h \
- /usr/src/linux-headers-6.12.117+deb12-common/include/linux/align.h \
- /usr/src/linux-headers-6.12.117+deb12-common/include/linux/const.h \
- /usr/src/linux-headers-6.12.117+deb12-common/include/vdso/const.h \
- /usr/src/linux-headers-6.12.117+deb12-common/include/uapi/linux/const.h \
- /usr/src/linux-headers-6.12.117+deb12-common/include/linux/array_size.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/dma-mapping.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/device.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/dev_printk.h \
  /usr/src/linux-headers-6.12.117+deb12-common/include/linux/compiler.h \
  /usr/src/linux-headers-6.12.117+deb12-common/include/linux/compiler_types.h \
  arch/x86/include/generated/asm/rwonce.h \
@@ -34,40 +30,19 @@ classes.o: /work/main/module/classes.c \
  /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/uapi/asm/posix_types_64.h \
  /usr/src/linux-headers-6.12.117+deb12-common/include/uapi/asm-generic/posix_types.h \
  /usr/src/linux-headers-6.12.117+deb12-common/include/linux/kcsan-checks.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/ratelimit.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/ratelimit_types.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/bits.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/const.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/vdso/const.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/uapi/linux/const.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/vdso/bits.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/uapi/linux/bits.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/build_bug.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/overflow.h \
  /usr/src/linux-headers-6.12.117+deb12-common/include/linux/limits.h \
  /usr/src/linux-headers-6.12.117+deb12-common/include/uapi/linux/limits.h \
  /usr/src/linux-headers-6.12.117+deb12-common/include/vdso/limits.h \
- /usr/src/linux-headers-6.12.117+deb12-common/include/linux/linkage.h \
- /usr/src/linux-headers-6.12.117+deb12-common/include/linux/stringify.h \
- /usr/src/linux-headers-6.12.117+deb12-common/include/linux/export.h \
- /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/linkage.h \
- /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/ibt.h \
- /usr/src/linux-headers-6.12.117+deb12-common/include/linux/container_of.h \
- /usr/src/linux-headers-6.12.117+deb12-common/include/linux/build_bug.h \
- /usr/src/linux-headers-6.12.117+deb12-common/include/linux/bitops.h \
- /usr/src/linux-headers-6.12.117+deb12-common/include/linux/bits.h \
- /usr/src/linux-headers-6.12.117+deb12-common/include/vdso/bits.h \
- /usr/src/linux-headers-6.12.117+deb12-common/include/uapi/linux/bits.h \
- /usr/src/linux-headers-6.12.117+deb12-common/include/linux/overflow.h \
- /usr/src/linux-headers-6.12.117+deb12-common/include/linux/typecheck.h \
- /usr/src/linux-headers-6.12.117+deb12-common/include/uapi/linux/kernel.h \
- /usr/src/linux-headers-6.12.117+deb12-common/include/uapi/linux/sysinfo.h \
- /usr/src/linux-headers-6.12.117+deb12-common/include/asm-generic/bitops/generic-non-atomic.h \
- /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/barrier.h \
- /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/alternative.h \
- /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/asm.h \
- /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/extable_fixup_types.h \
- /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/bug.h \
- /usr/src/linux-headers-6.12.117+deb12-common/include/linux/instrumentation.h \
- /usr/src/linux-headers-6.12.117+deb12-common/include/linux/objtool.h \
- /usr/src/linux-headers-6.12.117+deb12-common/include/linux/objtool_types.h \
- /usr/src/linux-headers-6.12.117+deb12-common/include/asm-generic/bug.h \
- /usr/src/linux-headers-6.12.117+deb12-common/include/linux/once_lite.h \
- /usr/src/linux-headers-6.12.117+deb12-common/include/linux/panic.h \
- /usr/src/linux-headers-6.12.117+deb12-common/include/linux/printk.h \
- /usr/src/linux-headers-6.12.117+deb12-common/include/linux/init.h \
- /usr/src/linux-headers-6.12.117+deb12-common/include/linux/kern_levels.h \
- /usr/src/linux-headers-6.12.117+deb12-common/include/linux/ratelimit_types.h \
  /usr/src/linux-headers-6.12.117+deb12-common/include/uapi/linux/param.h \
  arch/x86/include/generated/uapi/asm/param.h \
  /usr/src/linux-headers-6.12.117+deb12-common/include/asm-generic/param.h \
@@ -84,19 +59,94 @@ classes.o: /work/main/module/classes.c \
  /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/uapi/asm/swab.h \
  /usr/src/linux-headers-6.12.117+deb12-common/include/linux/byteorder/generic.h \
  /usr/src/linux-headers-6.12.117+deb12-common/include/linux/lockdep_types.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/sched.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/uapi/linux/sched.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/current.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/cache.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/uapi/linux/kernel.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/uapi/linux/sysinfo.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/cache.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/linkage.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/stringify.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/export.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/linkage.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/ibt.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/percpu.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/asm.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/extable_fixup_types.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/asm-generic/percpu.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/threads.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/percpu-defs.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/processor.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/processor-flags.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/uapi/asm/processor-flags.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/mem_encrypt.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/mem_encrypt.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/init.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/cc_platform.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/math_emu.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/ptrace.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/segment.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/alternative.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/bug.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/instrumentation.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/objtool.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/objtool_types.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/asm-generic/bug.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/once_lite.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/panic.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/printk.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/stdarg.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/kern_levels.h \
  /usr/src/linux-headers-6.12.117+deb12-common/include/linux/dynamic_debug.h \
  /usr/src/linux-headers-6.12.117+deb12-common/include/linux/jump_label.h \
  /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/jump_label.h \
  /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/nops.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/page_types.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/page_64_types.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/kaslr.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/uapi/asm/ptrace.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/uapi/asm/ptrace-abi.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/paravirt_types.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/desc_defs.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/pgtable_types.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/pgtable_64_types.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/sparsemem.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/nospec-branch.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/static_key.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/cpufeatures.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/required-features.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/disabled-features.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/msr-index.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/unwind_hints.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/orc_types.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/asm-offsets.h \
+ include/generated/asm-offsets.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/GEN-for-each-reg.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/proto.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/uapi/asm/ldt.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/uapi/asm/sigcontext.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/cpuid.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/string.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/string_64.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/paravirt.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/bug.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/cpumask.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/cleanup.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/kernel.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/align.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/array_size.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/container_of.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/bitops.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/typecheck.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/asm-generic/bitops/generic-non-atomic.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/barrier.h \
  /usr/src/linux-headers-6.12.117+deb12-common/include/asm-generic/barrier.h \
  /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/bitops.h \
  /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/rmwcc.h \
  /usr/src/linux-headers-6.12.117+deb12-common/include/linux/args.h \
  /usr/src/linux-headers-6.12.117+deb12-common/include/asm-generic/bitops/sched.h \
  /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/arch_hweight.h \
- /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/cpufeatures.h \
- /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/required-features.h \
- /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/disabled-features.h \
  /usr/src/linux-headers-6.12.117+deb12-common/include/asm-generic/bitops/const_hweight.h \
  /usr/src/linux-headers-6.12.117+deb12-common/include/asm-generic/bitops/instrumented-atomic.h \
  /usr/src/linux-headers-6.12.117+deb12-common/include/linux/instrumented.h \
@@ -116,49 +166,6 @@ classes.o: /work/main/module/classes.c \
  /usr/src/linux-headers-6.12.117+deb12-common/include/linux/static_call_types.h \
  /usr/src/linux-headers-6.12.117+deb12-common/include/linux/instruction_pointer.h \
  /usr/src/linux-headers-6.12.117+deb12-common/include/linux/wordpart.h \
- /usr/src/linux-headers-6.12.117+deb12-common/include/linux/slab.h \
- /usr/src/linux-headers-6.12.117+deb12-common/include/linux/bug.h \
- /usr/src/linux-headers-6.12.117+deb12-common/include/linux/cache.h \
- /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/cache.h \
- /usr/src/linux-headers-6.12.117+deb12-common/include/linux/gfp.h \
- /usr/src/linux-headers-6.12.117+deb12-common/include/linux/gfp_types.h \
- /usr/src/linux-headers-6.12.117+deb12-common/include/linux/mmzone.h \
- /usr/src/linux-headers-6.12.117+deb12-common/include/linux/spinlock.h \
- /usr/src/linux-headers-6.12.117+deb12-common/include/linux/preempt.h \
- /usr/src/linux-headers-6.12.117+deb12-common/include/linux/cleanup.h \
- /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/preempt.h \
- /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/percpu.h \
- /usr/src/linux-headers-6.12.117+deb12-common/include/asm-generic/percpu.h \
- /usr/src/linux-headers-6.12.117+deb12-common/include/linux/threads.h \
- /usr/src/linux-headers-6.12.117+deb12-common/include/linux/percpu-defs.h \
- /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/current.h \
- /usr/src/linux-headers-6.12.117+deb12-common/include/linux/irqflags.h \
- /usr/src/linux-headers-6.12.117+deb12-common/include/linux/irqflags_types.h \
- /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/irqflags.h \
- /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/processor-flags.h \
- /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/uapi/asm/processor-flags.h \
- /usr/src/linux-headers-6.12.117+deb12-common/include/linux/mem_encrypt.h \
- /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/mem_encrypt.h \
- /usr/src/linux-headers-6.12.117+deb12-common/include/linux/cc_platform.h \
- /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/nospec-branch.h \
- /usr/src/linux-headers-6.12.117+deb12-common/include/linux/static_key.h \
- /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/msr-index.h \
- /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/unwind_hints.h \
- /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/orc_types.h \
- /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/asm-offsets.h \
- include/generated/asm-offsets.h \
- /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/GEN-for-each-reg.h \
- /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/segment.h \
- /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/paravirt.h \
- /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/paravirt_types.h \
- /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/desc_defs.h \
- /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/pgtable_types.h \
- /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/page_types.h \
- /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/page_64_types.h \
- /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/kaslr.h \
- /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/pgtable_64_types.h \
- /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/sparsemem.h \
- /usr/src/linux-headers-6.12.117+deb12-common/include/linux/cpumask.h \
  /usr/src/linux-headers-6.12.117+deb12-common/include/linux/bitmap.h \
  /usr/src/linux-headers-6.12.117+deb12-common/include/linux/errno.h \
  /usr/src/linux-headers-6.12.117+deb12-common/include/uapi/linux/errno.h \
@@ -169,8 +176,6 @@ classes.o: /work/main/module/classes.c \
  /usr/src/linux-headers-6.12.117+deb12-common/include/linux/string.h \
  /usr/src/linux-headers-6.12.117+deb12-common/include/linux/err.h \
  /usr/src/linux-headers-6.12.117+deb12-common/include/uapi/linux/string.h \
- /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/string.h \
- /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/string_64.h \
  /usr/src/linux-headers-6.12.117+deb12-common/include/linux/fortify-string.h \
  /usr/src/linux-headers-6.12.117+deb12-common/include/linux/bitfield.h \
  /usr/src/linux-headers-6.12.117+deb12-common/include/linux/bitmap-str.h \
@@ -183,28 +188,19 @@ classes.o: /work/main/module/classes.c \
  /usr/src/linux-headers-6.12.117+deb12-common/include/linux/atomic/atomic-arch-fallback.h \
  /usr/src/linux-headers-6.12.117+deb12-common/include/linux/atomic/atomic-long.h \
  /usr/src/linux-headers-6.12.117+deb12-common/include/linux/atomic/atomic-instrumented.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/gfp_types.h \
  /usr/src/linux-headers-6.12.117+deb12-common/include/linux/numa.h \
  /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/frame.h \
- /usr/src/linux-headers-6.12.117+deb12-common/include/linux/thread_info.h \
- /usr/src/linux-headers-6.12.117+deb12-common/include/linux/restart_block.h \
- /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/thread_info.h \
  /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/page.h \
  /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/page_64.h \
  /usr/src/linux-headers-6.12.117+deb12-common/include/linux/range.h \
  /usr/src/linux-headers-6.12.117+deb12-common/include/asm-generic/memory_model.h \
  /usr/src/linux-headers-6.12.117+deb12-common/include/linux/pfn.h \
  /usr/src/linux-headers-6.12.117+deb12-common/include/asm-generic/getorder.h \
- /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/cpufeature.h \
- /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/processor.h \
- /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/math_emu.h \
- /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/ptrace.h \
- /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/uapi/asm/ptrace.h \
- /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/uapi/asm/ptrace-abi.h \
- /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/proto.h \
- /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/uapi/asm/ldt.h \
- /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/uapi/asm/sigcontext.h \
- /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/cpuid.h \
  /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/special_insns.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/irqflags.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/irqflags_types.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/irqflags.h \
  /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/fpu/types.h \
  /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/vmxfeatures.h \
  /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/vdso/processor.h \
@@ -213,19 +209,72 @@ classes.o: /work/main/module/classes.c \
  /usr/src/linux-headers-6.12.117+deb12-common/include/uapi/linux/personality.h \
  /usr/src/linux-headers-6.12.117+deb12-common/include/linux/math64.h \
  /usr/src/linux-headers-6.12.117+deb12-common/include/vdso/math64.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/thread_info.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/restart_block.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/thread_info.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/cpufeature.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/preempt.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/preempt.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/smp_types.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/llist.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/pid_types.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/sem_types.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/shm.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/shmparam.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/kmsan_types.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/mutex_types.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/osq_lock.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/spinlock_types.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/rwlock_types.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/plist_types.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/hrtimer_types.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/timerqueue_types.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/rbtree_types.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/timer_types.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/seccomp_types.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/nodemask_types.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/refcount_types.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/resource.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/uapi/linux/resource.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/uapi/linux/time_types.h \
+ arch/x86/include/generated/uapi/asm/resource.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/asm-generic/resource.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/uapi/asm-generic/resource.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/latencytop.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/sched/prio.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/sched/types.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/signal_types.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/uapi/linux/signal.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/signal.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/uapi/asm/signal.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/uapi/asm-generic/signal-defs.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/uapi/asm/siginfo.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/uapi/asm-generic/siginfo.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/syscall_user_dispatch_types.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/mm_types_task.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/tlbbatch.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/netdevice_xmit.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/task_io_accounting.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/posix-timers_types.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/uapi/linux/rseq.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/seqlock_types.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/kcsan.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/rv.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/livepatch_sched.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/uidgid_types.h \
+ arch/x86/include/generated/asm/kmap_size.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/asm-generic/kmap_size.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/sched/ext.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/spinlock.h \
  /usr/src/linux-headers-6.12.117+deb12-common/include/linux/bottom_half.h \
  /usr/src/linux-headers-6.12.117+deb12-common/include/linux/lockdep.h \
  /usr/src/linux-headers-6.12.117+deb12-common/include/linux/smp.h \
  /usr/src/linux-headers-6.12.117+deb12-common/include/linux/list.h \
  /usr/src/linux-headers-6.12.117+deb12-common/include/linux/poison.h \
- /usr/src/linux-headers-6.12.117+deb12-common/include/linux/smp_types.h \
- /usr/src/linux-headers-6.12.117+deb12-common/include/linux/llist.h \
  /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/smp.h \
  /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/cpumask.h \
  arch/x86/include/generated/asm/mmiowb.h \
  /usr/src/linux-headers-6.12.117+deb12-common/include/asm-generic/mmiowb.h \
- /usr/src/linux-headers-6.12.117+deb12-common/include/linux/spinlock_types.h \
- /usr/src/linux-headers-6.12.117+deb12-common/include/linux/rwlock_types.h \
  /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/spinlock.h \
  /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/qspinlock.h \
  /usr/src/linux-headers-6.12.117+deb12-common/include/asm-generic/qspinlock.h \
@@ -234,16 +283,28 @@ classes.o: /work/main/module/classes.c \
  /usr/src/linux-headers-6.12.117+deb12-common/include/linux/rwlock.h \
  /usr/src/linux-headers-6.12.117+deb12-common/include/linux/spinlock_api_smp.h \
  /usr/src/linux-headers-6.12.117+deb12-common/include/linux/rwlock_api_smp.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/energy_model.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/kobject.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/sysfs.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/kernfs.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/mutex.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/debug_locks.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/idr.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/radix-tree.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/percpu.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/alloc_tag.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/codetag.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/mmdebug.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/rcupdate.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/context_tracking_irq.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/rcutree.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/xarray.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/gfp.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/mmzone.h \
  /usr/src/linux-headers-6.12.117+deb12-common/include/linux/list_nulls.h \
  /usr/src/linux-headers-6.12.117+deb12-common/include/linux/wait.h \
  /usr/src/linux-headers-6.12.117+deb12-common/include/linux/seqlock.h \
- /usr/src/linux-headers-6.12.117+deb12-common/include/linux/mutex.h \
- /usr/src/linux-headers-6.12.117+deb12-common/include/linux/osq_lock.h \
- /usr/src/linux-headers-6.12.117+deb12-common/include/linux/debug_locks.h \
- /usr/src/linux-headers-6.12.117+deb12-common/include/linux/mutex_types.h \
- /usr/src/linux-headers-6.12.117+deb12-common/include/linux/seqlock_types.h \
  /usr/src/linux-headers-6.12.117+deb12-common/include/linux/nodemask.h \
- /usr/src/linux-headers-6.12.117+deb12-common/include/linux/nodemask_types.h \
  /usr/src/linux-headers-6.12.117+deb12-common/include/linux/random.h \
  /usr/src/linux-headers-6.12.117+deb12-common/include/uapi/linux/random.h \
  /usr/src/linux-headers-6.12.117+deb12-common/include/uapi/linux/ioctl.h \
@@ -258,19 +319,12 @@ classes.o: /work/main/module/classes.c \
  /usr/src/linux-headers-6.12.117+deb12-common/include/linux/page-flags-layout.h \
  include/generated/bounds.h \
  /usr/src/linux-headers-6.12.117+deb12-common/include/linux/mm_types.h \
- /usr/src/linux-headers-6.12.117+deb12-common/include/linux/mm_types_task.h \
- /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/tlbbatch.h \
  /usr/src/linux-headers-6.12.117+deb12-common/include/linux/auxvec.h \
  /usr/src/linux-headers-6.12.117+deb12-common/include/uapi/linux/auxvec.h \
  /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/uapi/asm/auxvec.h \
  /usr/src/linux-headers-6.12.117+deb12-common/include/linux/kref.h \
  /usr/src/linux-headers-6.12.117+deb12-common/include/linux/refcount.h \
- /usr/src/linux-headers-6.12.117+deb12-common/include/linux/refcount_types.h \
  /usr/src/linux-headers-6.12.117+deb12-common/include/linux/rbtree.h \
- /usr/src/linux-headers-6.12.117+deb12-common/include/linux/rbtree_types.h \
- /usr/src/linux-headers-6.12.117+deb12-common/include/linux/rcupdate.h \
- /usr/src/linux-headers-6.12.117+deb12-common/include/linux/context_tracking_irq.h \
- /usr/src/linux-headers-6.12.117+deb12-common/include/linux/rcutree.h \
  /usr/src/linux-headers-6.12.117+deb12-common/include/linux/maple_tree.h \
  /usr/src/linux-headers-6.12.117+deb12-common/include/linux/rwsem.h \
  /usr/src/linux-headers-6.12.117+deb12-common/include/linux/completion.h \
@@ -287,7 +341,6 @@ classes.o: /work/main/module/classes.c \
  /usr/src/linux-headers-6.12.117+deb12-common/include/linux/time64.h \
  /usr/src/linux-headers-6.12.117+deb12-common/include/vdso/time64.h \
  /usr/src/linux-headers-6.12.117+deb12-common/include/uapi/linux/time.h \
- /usr/src/linux-headers-6.12.117+deb12-common/include/uapi/linux/time_types.h \
  /usr/src/linux-headers-6.12.117+deb12-common/include/linux/time32.h \
  /usr/src/linux-headers-6.12.117+deb12-common/include/linux/timex.h \
  /usr/src/linux-headers-6.12.117+deb12-common/include/uapi/linux/timex.h \
@@ -297,49 +350,6 @@ classes.o: /work/main/module/classes.c \
  /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/msr-index.h \
  /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/uapi/asm/msr.h \
  /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/shared/msr.h \
- /usr/src/linux-headers-6.12.117+deb12-common/include/linux/percpu.h \
- /usr/src/linux-headers-6.12.117+deb12-common/include/linux/alloc_tag.h \
- /usr/src/linux-headers-6.12.117+deb12-common/include/linux/codetag.h \
- /usr/src/linux-headers-6.12.117+deb12-common/include/linux/mmdebug.h \
- /usr/src/linux-headers-6.12.117+deb12-common/include/linux/sched.h \
- /usr/src/linux-headers-6.12.117+deb12-common/include/uapi/linux/sched.h \
- /usr/src/linux-headers-6.12.117+deb12-common/include/linux/pid_types.h \
- /usr/src/linux-headers-6.12.117+deb12-common/include/linux/sem_types.h \
- /usr/src/linux-headers-6.12.117+deb12-common/include/linux/shm.h \
- /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/shmparam.h \
- /usr/src/linux-headers-6.12.117+deb12-common/include/linux/kmsan_types.h \
- /usr/src/linux-headers-6.12.117+deb12-common/include/linux/plist_types.h \
- /usr/src/linux-headers-6.12.117+deb12-common/include/linux/hrtimer_types.h \
- /usr/src/linux-headers-6.12.117+deb12-common/include/linux/timerqueue_types.h \
- /usr/src/linux-headers-6.12.117+deb12-common/include/linux/timer_types.h \
- /usr/src/linux-headers-6.12.117+deb12-common/include/linux/seccomp_types.h \
- /usr/src/linux-headers-6.12.117+deb12-common/include/linux/resource.h \
- /usr/src/linux-headers-6.12.117+deb12-common/include/uapi/linux/resource.h \
- arch/x86/include/generated/uapi/asm/resource.h \
- /usr/src/linux-headers-6.12.117+deb12-common/include/asm-generic/resource.h \
- /usr/src/linux-headers-6.12.117+deb12-common/include/uapi/asm-generic/resource.h \
- /usr/src/linux-headers-6.12.117+deb12-common/include/linux/latencytop.h \
- /usr/src/linux-headers-6.12.117+deb12-common/include/linux/sched/prio.h \
- /usr/src/linux-headers-6.12.117+deb12-common/include/linux/sched/types.h \
- /usr/src/linux-headers-6.12.117+deb12-common/include/linux/signal_types.h \
- /usr/src/linux-headers-6.12.117+deb12-common/include/uapi/linux/signal.h \
- /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/signal.h \
- /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/uapi/asm/signal.h \
- /usr/src/linux-headers-6.12.117+deb12-common/include/uapi/asm-generic/signal-defs.h \
- /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/uapi/asm/siginfo.h \
- /usr/src/linux-headers-6.12.117+deb12-common/include/uapi/asm-generic/siginfo.h \
- /usr/src/linux-headers-6.12.117+deb12-common/include/linux/syscall_user_dispatch_types.h \
- /usr/src/linux-headers-6.12.117+deb12-common/include/linux/netdevice_xmit.h \
- /usr/src/linux-headers-6.12.117+deb12-common/include/linux/task_io_accounting.h \
- /usr/src/linux-headers-6.12.117+deb12-common/include/linux/posix-timers_types.h \
- /usr/src/linux-headers-6.12.117+deb12-common/include/uapi/linux/rseq.h \
- /usr/src/linux-headers-6.12.117+deb12-common/include/linux/kcsan.h \
- /usr/src/linux-headers-6.12.117+deb12-common/include/linux/rv.h \
- /usr/src/linux-headers-6.12.117+deb12-common/include/linux/livepatch_sched.h \
- /usr/src/linux-headers-6.12.117+deb12-common/include/linux/uidgid_types.h \
- arch/x86/include/generated/asm/kmap_size.h \
- /usr/src/linux-headers-6.12.117+deb12-common/include/asm-generic/kmap_size.h \
- /usr/src/linux-headers-6.12.117+deb12-common/include/linux/sched/ext.h \
  /usr/src/linux-headers-6.12.117+deb12-common/include/linux/tracepoint-defs.h \
  /usr/src/linux-headers-6.12.117+deb12-common/include/vdso/time32.h \
  /usr/src/linux-headers-6.12.117+deb12-common/include/vdso/time.h \
@@ -371,10 +381,200 @@ classes.o: /work/main/module/classes.c \
  /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/apicdef.h \
  /usr/src/linux-headers-6.12.117+deb12-common/include/asm-generic/topology.h \
  /usr/src/linux-headers-6.12.117+deb12-common/include/linux/cpu_smt.h \
- /usr/src/linux-headers-6.12.117+deb12-common/include/linux/percpu-refcount.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/kconfig.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/sched/mm.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/sync_core.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/sync_core.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/sched/coredump.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/uidgid.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/highuid.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/kobject_ns.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/stat.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/uapi/asm/stat.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/uapi/linux/stat.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/sched/cpufreq.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/sched/topology.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/sched/idle.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/sched/sd_flags.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/ioport.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/klist.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/pm.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/hrtimer.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/hrtimer_defs.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/timerqueue.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/device/bus.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/device/class.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/device/devres.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/device/driver.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/module.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/buildid.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/kmod.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/umh.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/sysctl.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/uapi/linux/sysctl.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/elf.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/elf.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/ia32.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/compat.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/sem.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/uapi/linux/sem.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/ipc.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/rhashtable-types.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/uapi/linux/ipc.h \
+ arch/x86/include/generated/uapi/asm/ipcbuf.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/uapi/asm-generic/ipcbuf.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/uapi/asm/sembuf.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/socket.h \
+ arch/x86/include/generated/uapi/asm/socket.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/uapi/asm-generic/socket.h \
+ arch/x86/include/generated/uapi/asm/sockios.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/uapi/asm-generic/sockios.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/uapi/linux/sockios.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/uio.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/uapi/linux/uio.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/uapi/linux/socket.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/uapi/linux/if.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/uapi/linux/libc-compat.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/uapi/linux/hdlc/ioctl.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/fs.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/wait_bit.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/kdev_t.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/uapi/linux/kdev_t.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/dcache.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/rculist.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/rculist_bl.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/list_bl.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/bit_spinlock.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/lockref.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/stringhash.h \
  /usr/src/linux-headers-6.12.117+deb12-common/include/linux/hash.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/path.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/list_lru.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/shrinker.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/pid.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/capability.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/uapi/linux/capability.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/semaphore.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/fcntl.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/uapi/linux/fcntl.h \
+ arch/x86/include/generated/uapi/asm/fcntl.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/uapi/asm-generic/fcntl.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/uapi/linux/openat2.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/migrate_mode.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/percpu-rwsem.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/rcuwait.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/sched/signal.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/signal.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/sched/jobctl.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/sched/task.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/uaccess.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/fault-inject-usercopy.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/nospec.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/uaccess.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/mmap_lock.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/smap.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/extable.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/tlbflush.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/mmu_notifier.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/interval_tree.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/invpcid.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/pti.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/pgtable.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/pkru.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/fpu/api.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/coco.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/asm-generic/pgtable_uffd.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/page_table_check.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/pgtable_64.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/fixmap.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/uapi/asm/vsyscall.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/asm-generic/fixmap.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/pgtable-invert.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/uaccess_64.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/asm-generic/access_ok.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/cred.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/key.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/assoc_array.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/sched/user.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/posix-timers.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/alarmtimer.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/rcu_sync.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/delayed_call.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/uuid.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/errseq.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/ioprio.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/sched/rt.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/iocontext.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/uapi/linux/ioprio.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/fs_types.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/mount.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/mnt_idmapping.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/slab.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/percpu-refcount.h \
  /usr/src/linux-headers-6.12.117+deb12-common/include/linux/kasan.h \
  /usr/src/linux-headers-6.12.117+deb12-common/include/linux/kasan-enabled.h \
  /usr/src/linux-headers-6.12.117+deb12-common/include/linux/kasan-tags.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/rw_hint.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/uapi/linux/fs.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/quota.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/uapi/linux/dqblk_xfs.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/dqblk_v1.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/dqblk_v2.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/dqblk_qtree.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/projid.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/uapi/linux/quota.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/uapi/linux/aio_abi.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/uapi/linux/unistd.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/unistd.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/uapi/asm/unistd.h \
+ arch/x86/include/generated/uapi/asm/unistd_64.h \
+ arch/x86/include/generated/asm/unistd_64_x32.h \
+ arch/x86/include/generated/asm/unistd_32_ia32.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/compat.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/sched/task_stack.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/uapi/linux/magic.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/user32.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/asm-generic/compat.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/syscall_wrapper.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/user.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/user_64.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/fsgsbase.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/syscall.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/uapi/linux/audit.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/uapi/linux/elf-em.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/vdso.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/uapi/linux/elf.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/moduleparam.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/rbtree_latch.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/error-injection.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/asm-generic/error-injection.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/module.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/asm-generic/module.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/orc_types.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/device.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/pm_wakeup.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/dma-direction.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/scatterlist.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/mm.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/pgalloc_tag.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/page_ext.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/stacktrace.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/page_ref.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/sizes.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/pgtable.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/memremap.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/huge_mm.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/secretmem.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/vmstat.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/vm_event_item.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/io.h \
+ arch/x86/include/generated/asm/early_ioremap.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/asm-generic/early_ioremap.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/arch/x86/include/asm/shared/io.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/asm-generic/io.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/asm-generic/iomap.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/asm-generic/pci_iomap.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/logic_pio.h \
+ /usr/src/linux-headers-6.12.117+deb12-common/include/linux/fwnode.h \
  /work/main/module/internal.h /work/main/module/../include/cmstat/alloc.h \
  /work/main/module/../include/cmstat/counters.h

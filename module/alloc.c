@@ -6,7 +6,12 @@
  * symbol.
  */
 
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/minmax.h>
+#include <linux/mm.h>
 #include <linux/slab.h>
+#include <linux/string.h>
 
 #include "internal.h"
 
@@ -102,22 +107,52 @@ void __cmstat_free_tail(struct cmstat_heap *heap, const void *obj,
 EXPORT_SYMBOL_GPL(__cmstat_free_tail);
 
 /**
- * __cmstat_alloc() - allocate memory from a heap, out of line
- * @heap: heap to account the allocation in
- * @size: bytes wanted
- * @gfp: allocation flags
+ * __cmstat_gfp_blocking_in_irq() - report an allocation that may sleep,
+ *	from interrupt context
+ * @caller: an address in the function that allocated
  *
- * cmstat_alloc() as a function, for callers that need a symbol; the inline
- * cmstat_alloc() calls it for sizes of no class.
- *
- * Return: as cmstat_alloc().
+ * For the inline cmstat_alloc(), which accounts the allocation in the
+ * context it runs in all the same.  Once: the kernel itself says nothing
+ * of it without CONFIG_DEBUG_ATOMIC_SLEEP, and an allocation that does
+ * not need to reclaim succeeds.  Not for direct use.
  */
-void *__cmstat_alloc(struct cmstat_heap *heap, size_t size, gfp_t gfp)
+void __cmstat_gfp_blocking_in_irq(unsigned long caller)
+{
+	pr_warn_once("%pS: an allocation that may sleep, from interrupt context: accounted there; use GFP_ATOMIC\n",
+		     (void *)caller);
+}
+EXPORT_SYMBOL_GPL(__cmstat_gfp_blocking_in_irq);
+
+/*
+ * Whether cmstat refuses @gfp for @size: a zone modifier other than
+ * GFP_DMA above the largest class, which the page allocator honours (see
+ * __CMSTAT_GFP_ZONES in include/cmstat/alloc.h).  Refused, once with a
+ * message naming @caller, and counted as a failure.
+ */
+static bool cmstat_gfp_refused(struct cmstat_heap *heap, size_t size,
+			       gfp_t gfp, unsigned long caller)
+{
+	gfp_t zones = gfp & __CMSTAT_GFP_ZONES;
+
+	if (likely(!zones) ||
+	    (zones == __GFP_DMA && size > CMSTAT_MAX_CLASS_SIZE))
+		return false;
+	pr_warn_once("%pS: %zu bytes with %pGg refused: cmstat serves GFP_DMA above %u bytes only, and never GFP_DMA32 or __GFP_HIGHMEM\n",
+		     (void *)caller, size, &zones, CMSTAT_MAX_CLASS_SIZE);
+	__cmstat_alloc_failed(heap);
+	return true;
+}
+
+/* __cmstat_alloc(), for a caller named by @caller. */
+static void *cmstat_alloc_from(struct cmstat_heap *heap, size_t size,
+			       gfp_t gfp, unsigned long caller)
 {
 	void *obj;
 
 	if (unlikely(!size))
 		return ZERO_SIZE_PTR;
+	if (cmstat_gfp_refused(heap, size, gfp, caller))
+		return NULL;
 	if (size <= CMSTAT_MAX_CLASS_SIZE) {
 		unsigned int class = __cmstat_class_lookup(size);
 
@@ -137,6 +172,22 @@ void *__cmstat_alloc(struct cmstat_heap *heap, size_t size, gfp_t gfp)
 		       CMSTAT_HC_REQUESTED_ALLOC_BYTES, size,
 		       CMSTAT_HC_LARGE_ALLOC_BYTES, cmstat_alloc_held_bytes(size));
 	return obj;
+}
+
+/**
+ * __cmstat_alloc() - allocate memory from a heap, out of line
+ * @heap: heap to account the allocation in
+ * @size: bytes wanted
+ * @gfp: allocation flags
+ *
+ * cmstat_alloc() as a function, for callers that need a symbol; the inline
+ * cmstat_alloc() calls it for sizes of no class and for zone modifiers.
+ *
+ * Return: as cmstat_alloc().
+ */
+void *__cmstat_alloc(struct cmstat_heap *heap, size_t size, gfp_t gfp)
+{
+	return cmstat_alloc_from(heap, size, gfp, _RET_IP_);
 }
 EXPORT_SYMBOL_GPL(__cmstat_alloc);
 
@@ -165,6 +216,124 @@ void __cmstat_free(struct cmstat_heap *heap, const void *obj, size_t size)
 		       CMSTAT_HC_LARGE_FREE_BYTES, cmstat_alloc_held_bytes(size));
 }
 EXPORT_SYMBOL_GPL(__cmstat_free);
+
+/*
+ * An object resized in place, within its class: one section moves it out
+ * of the class's count and the requested bytes, and back in, so that no
+ * snapshot sees it gone.
+ */
+static void cmstat_account_resize(struct cmstat_heap *heap,
+				  unsigned int class, size_t old_size,
+				  size_t new_size)
+{
+	struct cmstat_section sec;
+	u64 __percpu *slot;
+
+	if (!cmstat_section_begin(&sec, &cmstat_heap_group))
+		return;
+	slot = cmstat_section_slot(&sec, heap->stats);
+	cmstat_section_add(slot, CMSTAT_HC_CLASS_FREES + class, 1);
+	cmstat_section_add(slot, CMSTAT_HC_REQUESTED_FREE_BYTES, old_size);
+	cmstat_section_add(slot, CMSTAT_HC_CLASS_MALLOCS + class, 1);
+	cmstat_section_add(slot, CMSTAT_HC_REQUESTED_ALLOC_BYTES, new_size);
+	cmstat_section_end(&sec);
+}
+
+/*
+ * The free half of a move: @obj, of @size, goes back (debug_free has
+ * checked it already) and its heap's statistics count the free.
+ */
+static void cmstat_free_checked(struct cmstat_heap *heap, const void *obj,
+				size_t size)
+{
+	kfree(obj);
+	if (size && size <= CMSTAT_MAX_CLASS_SIZE)
+		cmstat_account(heap, CMSTAT_HC_CLASS_FREES +
+			       __cmstat_class_lookup(size),
+			       CMSTAT_HC_REQUESTED_FREE_BYTES, size, -1, 0);
+	else
+		cmstat_account(heap, CMSTAT_HC_LARGE_FREES,
+			       CMSTAT_HC_REQUESTED_FREE_BYTES, size,
+			       CMSTAT_HC_LARGE_FREE_BYTES,
+			       cmstat_alloc_held_bytes(size));
+}
+
+/**
+ * cmstat_realloc() - resize memory from a heap
+ * @heap: the heap it was allocated from, and the new memory's
+ * @obj: memory from cmstat_alloc() (or the like) on @heap, of @old_size;
+ *	NULL or ZERO_SIZE_PTR to allocate anew
+ * @old_size: the size passed to its allocation (or its last resize)
+ * @new_size: bytes wanted; 0 frees @obj
+ * @gfp: allocation flags, as for cmstat_alloc()
+ *
+ * krealloc() for cmstat objects, sized as cmstat_free() is.  Within the
+ * same size class the object stays where it is and @obj comes back; else
+ * (and above %CMSTAT_MAX_CLASS_SIZE always) the contents up to the smaller
+ * size move to a new allocation and @obj is freed.  The statistics count
+ * a free of @old_size and an allocation of @new_size either way, in the
+ * same class at once when in place.  With __GFP_ZERO (or init_on_alloc),
+ * the bytes past @new_size in the object are zeroed, as krealloc() does,
+ * and past @old_size when it grows.  Not krealloc() itself on a cmstat
+ * object: it frees the object behind the statistics' back, so it counts
+ * as live for ever (see Documentation/allocator.rst).  With debug_free=1,
+ * a resize with the wrong size or heap is refused as cmstat_free() refuses
+ * a free.  Process or interrupt context, as cmstat_alloc() with @gfp.
+ *
+ * Return: the memory, of @new_size bytes; ZERO_SIZE_PTR when @new_size is
+ * 0 (@obj freed); NULL, with @obj left as it was, when the allocation fails
+ * or cmstat_alloc() would refuse @new_size or @gfp (counted in
+ * failed_allocs), or debug_free=1 refuses the resize.
+ */
+void *cmstat_realloc(struct cmstat_heap *heap, const void *obj,
+		     size_t old_size, size_t new_size, gfp_t gfp)
+{
+	unsigned long caller = _RET_IP_;
+	void *new;
+
+	if (ZERO_OR_NULL_PTR(obj))
+		return cmstat_alloc_from(heap, new_size, gfp, caller);
+	if (!new_size) {
+		__cmstat_free(heap, obj, old_size);
+		return ZERO_SIZE_PTR;
+	}
+	if (new_size > CMSTAT_ALLOC_MAX) {
+		__cmstat_alloc_failed(heap);
+		return NULL;
+	}
+	if (cmstat_gfp_refused(heap, new_size, gfp, caller))
+		return NULL;
+	if (old_size && old_size <= CMSTAT_MAX_CLASS_SIZE &&
+	    new_size <= CMSTAT_MAX_CLASS_SIZE &&
+	    __cmstat_class_lookup(old_size) == __cmstat_class_lookup(new_size)) {
+		unsigned int class = __cmstat_class_lookup(new_size);
+		size_t from = min(old_size, new_size);
+
+		if (!cmstat_debug_resize(heap, obj, old_size, new_size))
+			return NULL;
+		/*
+		 * The whole class size is the object's (kmem_cache_alloc()),
+		 * for KASAN too.
+		 */
+		if (want_init_on_alloc(gfp))
+			memset((char *)obj + from, 0,
+			       cmstat_class_sizes[class] - from);
+		cmstat_account_resize(heap, class, old_size, new_size);
+		return (void *)obj;
+	}
+	new = cmstat_alloc_from(heap, new_size, gfp, caller);
+	if (!new)
+		return NULL;
+	/* Checked before it is read: @old_size may be wrong. */
+	if (!cmstat_debug_untrack(heap, obj, old_size)) {
+		__cmstat_free(heap, new, new_size);
+		return NULL;
+	}
+	memcpy(new, obj, min(old_size, new_size));
+	cmstat_free_checked(heap, obj, old_size);
+	return new;
+}
+EXPORT_SYMBOL_GPL(cmstat_realloc);
 
 /* Whether the inline fast path accounts: cmstat_alloc_init() decides. */
 DEFINE_STATIC_KEY_TRUE(cmstat_inline_accounting);

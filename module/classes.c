@@ -19,6 +19,8 @@
 
 #include <linux/dma-mapping.h>
 #include <linux/kernel.h>
+#include <linux/kernfs.h>
+#include <linux/kobject.h>
 #include <linux/log2.h>
 #include <linux/slab.h>
 
@@ -49,7 +51,9 @@ u8 cmstat_class_by_128[CMSTAT_BY_128_ENTRIES] __ro_after_init;
 EXPORT_SYMBOL_GPL(cmstat_class_by_128);
 struct kmem_cache *cmstat_class_caches[CMSTAT_NR_CLASSES] __ro_after_init;
 EXPORT_SYMBOL_GPL(cmstat_class_caches);
-static char class_cache_names[CMSTAT_NR_CLASSES][16];
+/* "cmstat-<size>", or "cmstat-<size>.<n>": see cmstat_cache_names(). */
+static char class_cache_names[CMSTAT_NR_CLASSES][24];
+#define CMSTAT_NAME_SUFFIX_MAX	999
 
 /**
  * cmstat_class_size() - object size of a size class
@@ -120,23 +124,36 @@ static void cmstat_fill_lookup(void)
  * statistics show live objects (heap.c holds a reference), but with
  * accounting=0 it cannot see them, and a client may have freed memory
  * with the wrong heap or size: so ask the slab allocator, which knows.  A
- * cache that still holds objects is left allocated, as leaked memory is.
+ * cache that still holds objects is left allocated, as leaked memory is
+ * (the next load names its caches afresh: cmstat_cache_names()).
+ *
  * Only CONFIG_SLUB_DEBUG counts a cache's slabs (kmem_cache_shrink() says
- * 0 without it, full slabs or not): without it every cache is left.
+ * 0 without it, full slabs or not).  Without it, the statistics decide:
+ * with accounting on, cmstat unloads only once every heap's statistics
+ * show it empty, and only frees that corrupt memory anyway (of foreign
+ * memory, or twice) can make them show fewer objects than the caches
+ * hold; with accounting=0 nothing tells, and every cache is left.
+ *
+ * @loaded is false on a failed load: no client could allocate yet (a
+ * module cannot link to one whose init has not returned), the caches are
+ * empty by construction and are destroyed.
  */
-void cmstat_classes_exit(void)
+void cmstat_classes_exit(bool loaded)
 {
+	bool unknown = loaded && !IS_ENABLED(CONFIG_SLUB_DEBUG) &&
+		       !cmstat_accounting_enabled();
 	unsigned int class;
 
+	if (unknown)
+		pr_warn("accounting=0, and no CONFIG_SLUB_DEBUG to ask the slab allocator: whether the caches still hold objects is unknown; left allocated\n");
 	/* Not reset to NULL: read-only once loaded, and never read again. */
 	for (class = 0; class < CMSTAT_NR_CLASSES; class++) {
 		struct kmem_cache *cache = cmstat_class_caches[class];
 
-		if (!cache)
+		if (!cache || unknown)
 			continue;
-		if (!IS_ENABLED(CONFIG_SLUB_DEBUG))
-			continue;
-		if (kmem_cache_shrink(cache)) {
+		if (loaded && IS_ENABLED(CONFIG_SLUB_DEBUG) &&
+		    kmem_cache_shrink(cache)) {
 			pr_warn("cache %s still holds objects no client freed; left allocated\n",
 				class_cache_names[class]);
 			continue;
@@ -182,18 +199,83 @@ static unsigned int class_align(u32 size)
 	return align;
 }
 
+/*
+ * Whether a slab cache named @name exists: its directory (or, for a cache
+ * merged into another, its link) in /sys/kernel/slab, @slab.  The slab
+ * allocator keeps its list of caches to itself.
+ */
+static bool cmstat_cache_name_taken(struct kernfs_node *slab, const char *name)
+{
+	struct kernfs_node *kn = kernfs_find_and_get(slab, name);
+
+	kernfs_put(kn);
+	return kn;
+}
+
+/*
+ * Name the class caches "cmstat-<size>", unless caches an earlier load
+ * left (objects leaked, see cmstat_classes_exit()) hold those names.
+ * Where caches cannot merge (hardened usercopy, red zones, KASAN), the
+ * slab allocator would make a second cache of the name, silently, and
+ * give it the name's /sys/kernel/slab directory, removing the leaked
+ * cache's (sysfs_slab_add() in 6.12): two caches of one name in
+ * /proc/slabinfo, one of them gone from sysfs.  Then "cmstat-<size>.<n>",
+ * the first n free for every class, with one message.
+ * slub_debug=...,cmstat-* still matches them.
+ */
+static int cmstat_cache_names(void)
+{
+	struct kernfs_node *slab = NULL;
+	unsigned int class, n;
+	u32 taken = 0;
+
+	if (kernel_kobj && kernel_kobj->sd)
+		slab = kernfs_find_and_get(kernel_kobj->sd, "slab");
+	for (n = 0; n <= CMSTAT_NAME_SUFFIX_MAX; n++) {
+		for (class = 0; class < CMSTAT_NR_CLASSES; class++) {
+			char *name = class_cache_names[class];
+			u32 size = cmstat_class_sizes[class];
+
+			if (n)
+				snprintf(name, sizeof(class_cache_names[0]),
+					 "cmstat-%u.%u", size, n);
+			else
+				snprintf(name, sizeof(class_cache_names[0]),
+					 "cmstat-%u", size);
+			if (slab && cmstat_cache_name_taken(slab, name))
+				break;
+		}
+		if (class == CMSTAT_NR_CLASSES)
+			break;
+		if (!n)
+			taken = cmstat_class_sizes[class];
+	}
+	kernfs_put(slab);
+	if (n > CMSTAT_NAME_SUFFIX_MAX) {
+		pr_err("caches of earlier loads still hold objects, under every name up to cmstat-<size>.%u: reboot to load cmstat again\n",
+		       CMSTAT_NAME_SUFFIX_MAX);
+		return -EEXIST;
+	}
+	if (n)
+		pr_warn("caches of an earlier load still hold objects (cache cmstat-%u exists): this load's are named cmstat-<size>.%u\n",
+			taken, n);
+	return 0;
+}
+
 int cmstat_classes_init(void)
 {
 	struct kmem_cache *cache;
 	unsigned int class;
+	int err;
 
 	cmstat_fill_lookup();
+	err = cmstat_cache_names();
+	if (err)
+		return err;
 	for (class = 0; class < CMSTAT_NR_CLASSES; class++) {
 		u32 size = cmstat_class_sizes[class];
 		unsigned int align = class_align(size);
 
-		snprintf(class_cache_names[class], sizeof(class_cache_names[0]),
-			 "cmstat-%u", size);
 		/*
 		 * The whole object is a usercopy region, as in kmalloc's
 		 * caches: drivers copy_{to,from}_user() their buffers, and
@@ -204,8 +286,9 @@ int cmstat_classes_init(void)
 						   size, align, 0, 0, size,
 						   NULL);
 		if (!cache) {
-			pr_err("cannot create cache for class %u\n", size);
-			cmstat_classes_exit();
+			pr_err("cannot create cache %s\n",
+			       class_cache_names[class]);
+			cmstat_classes_exit(false);
 			return -ENOMEM;
 		}
 		cmstat_class_caches[class] = cache;

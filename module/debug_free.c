@@ -114,8 +114,12 @@ static void cmstat_debug_report(const char *what, struct cmstat_heap *heap,
 				   what, cmstat_heap_name(heap), size);
 }
 
-bool __cmstat_debug_untrack(struct cmstat_heap *heap, const void *obj,
-			    size_t size)
+/*
+ * Check a free (or a resize in place, to @new_size) of @obj against its
+ * record: drop the record for a free, or give it the new size.
+ */
+static bool cmstat_debug_check(struct cmstat_heap *heap, const void *obj,
+			       size_t size, size_t new_size)
 {
 	struct cmstat_debug_was was = { };
 	struct cmstat_debug_obj *rec;
@@ -137,6 +141,9 @@ bool __cmstat_debug_untrack(struct cmstat_heap *heap, const void *obj,
 				sizeof(was.heap));
 			was.size = rec->size;
 		}
+	} else if (new_size) {
+		rec->size = new_size;
+		rec = NULL;
 	} else {
 		hash_del(&rec->node);
 	}
@@ -148,6 +155,18 @@ bool __cmstat_debug_untrack(struct cmstat_heap *heap, const void *obj,
 	}
 	kfree(rec);
 	return true;
+}
+
+bool __cmstat_debug_untrack(struct cmstat_heap *heap, const void *obj,
+			    size_t size)
+{
+	return cmstat_debug_check(heap, obj, size, 0);
+}
+
+bool __cmstat_debug_resize(struct cmstat_heap *heap, const void *obj,
+			   size_t old_size, size_t new_size)
+{
+	return cmstat_debug_check(heap, obj, old_size, new_size);
 }
 
 void cmstat_debug_init(bool enable)

@@ -43,7 +43,7 @@ static inline bool cmstat_mutate_ipi_all(void)
 
 /* classes.c: the tables of include/cmstat/alloc.h, filled at load. */
 int cmstat_classes_init(void);
-void cmstat_classes_exit(void);
+void cmstat_classes_exit(bool loaded);
 
 /* alloc.c */
 void cmstat_alloc_init(void);
@@ -145,6 +145,8 @@ int __cmstat_debug_track(struct cmstat_heap *heap, const void *obj,
 			 size_t size, gfp_t gfp);
 bool __cmstat_debug_untrack(struct cmstat_heap *heap, const void *obj,
 			    size_t size);
+bool __cmstat_debug_resize(struct cmstat_heap *heap, const void *obj,
+			   size_t old_size, size_t new_size);
 
 static inline int cmstat_debug_track(struct cmstat_heap *heap, const void *obj,
 				     size_t size, gfp_t gfp)
@@ -161,6 +163,16 @@ static inline bool cmstat_debug_untrack(struct cmstat_heap *heap,
 	if (!static_branch_unlikely(&cmstat_debug_free_key))
 		return true;
 	return __cmstat_debug_untrack(heap, obj, size);
+}
+
+/* Return: whether a resize in place to @new_size (not 0) may go ahead. */
+static inline bool cmstat_debug_resize(struct cmstat_heap *heap,
+				       const void *obj, size_t old_size,
+				       size_t new_size)
+{
+	if (!static_branch_unlikely(&cmstat_debug_free_key))
+		return true;
+	return __cmstat_debug_resize(heap, obj, old_size, new_size);
 }
 
 #endif /* _CMSTAT_INTERNAL_H */

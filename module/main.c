@@ -43,7 +43,7 @@ static int __init cmstat_init(void)
 	return 0;
 
 err_classes:
-	cmstat_classes_exit();
+	cmstat_classes_exit(false);
 err_heaps:
 	cmstat_heaps_exit();
 	return err;
@@ -55,7 +55,7 @@ static void __exit cmstat_exit(void)
 	cmstat_sysfs_exit();
 	cmstat_heaps_exit();
 	cmstat_debug_exit();
-	cmstat_classes_exit();
+	cmstat_classes_exit(true);
 	pr_info("unloaded\n");
 }
 

@@ -4,7 +4,8 @@
 # check.sh: the whole test suite ("make check").  Installs what is missing,
 # builds the test kernels (or takes them from the cache), runs the lint gates
 # (scripts/lint.sh), builds our modules with W=1 against the test kernels
-# and against Debian's stock 6.1 and 6.12 headers, checks the packaging
+# and against Debian's stock 6.1 and 6.12 headers, checks what cmstat
+# promises on i386 (scripts/i386-check.sh), checks the packaging
 # (scripts/packaging.sh: dkms, make install, a client built against it,
 # the Debian packages with scripts/deb-check.sh), boots each test kernel
 # in QEMU TCG, runs the KUnit suites and the in-VM shell checks, holds the
@@ -332,6 +333,11 @@ for series in 6.1 6.12; do
 	build_modules "stock-$abi" "/usr/src/linux-headers-$abi"
 done
 arm64_vm_prepare
+
+# What cmstat promises on a 32-bit kernel, at compile time against an
+# i386 kernel tree (configured, not built: cached, seconds once made).
+bash "$CMSTAT_ROOT/scripts/i386-check.sh" >"$BUILDDIR/i386.log" 2>&1
+count_gates i386 $? "$BUILDDIR/i386.log" "i386: scripts/i386-check.sh"
 
 # Style and static analysis, against the debug test kernel.
 bash "$CMSTAT_ROOT/scripts/lint.sh" "$KSRC" \

@@ -176,6 +176,8 @@ const char *cmstat_heap_name(const struct cmstat_heap *heap);
 
 void *__cmstat_alloc(struct cmstat_heap *heap, size_t size, gfp_t gfp);
 void __cmstat_free(struct cmstat_heap *heap, const void *obj, size_t size);
+void *cmstat_realloc(struct cmstat_heap *heap, const void *obj,
+		     size_t old_size, size_t new_size, gfp_t gfp);
 void *__cmstat_alloc_tail(struct cmstat_heap *heap, void *obj,
 			  unsigned int class, size_t size, gfp_t gfp);
 void __cmstat_alloc_failed(struct cmstat_heap *heap);
@@ -261,17 +263,21 @@ static __always_inline unsigned int __cmstat_class(size_t size)
 }
 
 /*
- * Whether an allocator section runs in task context, cheaply: every
- * allocation that may block does, and of the rest one test of the
- * preemption count tells.  A section never runs in NMI context: the slab
- * allocator cannot.
+ * Whether an allocator section runs in task context: one test of the
+ * preemption count, whatever the gfp flags say.  A client that passes
+ * GFP_KERNEL from a softirq has a bug that only CONFIG_DEBUG_ATOMIC_SLEEP
+ * reports; were the flags trusted, its section would make the sequence
+ * counter of the task section it interrupted move, and that section look
+ * closed to readers: a torn snapshot.  A section never runs in NMI
+ * context: the slab allocator cannot.
  */
-static __always_inline bool __cmstat_in_task(gfp_t gfp)
+static __always_inline bool __cmstat_in_task(void)
 {
-	return gfpflags_allow_blocking(gfp) ||
-	       likely(!(preempt_count() & (NMI_MASK | HARDIRQ_MASK |
+	return likely(!(preempt_count() & (NMI_MASK | HARDIRQ_MASK |
 					   SOFTIRQ_OFFSET)));
 }
+
+void __cmstat_gfp_blocking_in_irq(unsigned long caller);
 
 /*
  * One writer section on the heap's counters, in context @ctx: a class
@@ -297,38 +303,63 @@ static __always_inline void __cmstat_account_in(const struct cmstat_heap *heap,
 
 /*
  * The same, written out twice: in task context the sequence counter's
- * address is a constant, and only interrupts compute the level.
+ * address is a constant, and only interrupts compute the level.  An
+ * allocation that may block, from interrupt context, is accounted in its
+ * real context and reported once (out of line, naming the caller): for a
+ * constant @gfp the test compiles away or into the interrupt branch.
  */
 static __always_inline void __cmstat_account(const struct cmstat_heap *heap,
 					     gfp_t gfp, unsigned int count_idx,
 					     unsigned int requested_idx,
 					     size_t size)
 {
-	if (__cmstat_in_task(gfp))
+	if (__cmstat_in_task()) {
 		__cmstat_account_in(heap, CMSTAT_CTX_TASK, count_idx,
 				    requested_idx, size);
-	else
-		__cmstat_account_in(heap, interrupt_context_level(), count_idx,
-				    requested_idx, size);
+		return;
+	}
+	if (unlikely(gfpflags_allow_blocking(gfp)))
+		__cmstat_gfp_blocking_in_irq(_THIS_IP_);
+	__cmstat_account_in(heap, interrupt_context_level(), count_idx,
+			    requested_idx, size);
 }
+
+/*
+ * Zone modifiers the class caches cannot honour: they are not DMA caches,
+ * and SLUB takes a new slab's pages with the cache's own zone, whatever
+ * the caller's flags say (and reports __GFP_DMA32 and __GFP_HIGHMEM with a
+ * stack dump, as kmalloc() does).  __cmstat_alloc() refuses them.
+ */
+#define __CMSTAT_GFP_ZONES	(__GFP_DMA | __GFP_DMA32 | __GFP_HIGHMEM)
 
 /**
  * cmstat_alloc() - allocate memory from a heap
  * @heap: heap to account the allocation in
  * @size: bytes wanted; at most %CMSTAT_ALLOC_MAX
  * @gfp: passed to the slab or page allocator as is, so GFP_ATOMIC works
- *	from interrupt context; __GFP_ZERO zeroes the memory
+ *	from interrupt context; __GFP_ZERO zeroes the memory.  No zone
+ *	modifier but GFP_DMA above %CMSTAT_MAX_CLASS_SIZE: see Return.
  *
  * Sizes up to %CMSTAT_MAX_CLASS_SIZE are rounded up to their size class
  * and served by the class's kmem_cache; larger ones by kmalloc(), which
  * takes them from the page allocator in whole power-of-two page blocks.
  * The memory is aligned as kmalloc() would align it, and may be copied to
  * and from user space whole.  Inline: a constant @size picks its class at
- * compile time.  __cmstat_alloc() is the same, out of line.
+ * compile time, and a constant @gfp costs no test of its zone.
+ * __cmstat_alloc() is the same, out of line.
+ *
+ * The statistics count the allocation in the context it runs in, whatever
+ * @gfp says: an allocation that may sleep (GFP_KERNEL) from interrupt
+ * context, a bug, is reported once, naming the caller.
  *
  * Return: the memory; ZERO_SIZE_PTR for @size 0, as kmalloc() (not
  * counted, and freeing it is a no-op); NULL on failure or when @size is
  * above %CMSTAT_ALLOC_MAX, counted in failed_allocs, without a warning.
+ * NULL too, counted in failed_allocs and reported once naming the caller,
+ * for GFP_DMA up to %CMSTAT_MAX_CLASS_SIZE (the class caches are not DMA
+ * caches) and for __GFP_DMA32 or __GFP_HIGHMEM at any size (kmalloc()
+ * does not honour them either); GFP_DMA above %CMSTAT_MAX_CLASS_SIZE is
+ * honoured, by the page allocator.
  */
 static __always_inline void *cmstat_alloc(struct cmstat_heap *heap,
 					  size_t size, gfp_t gfp)
@@ -336,8 +367,11 @@ static __always_inline void *cmstat_alloc(struct cmstat_heap *heap,
 	unsigned int class;
 	void *obj;
 
-	/* 0, large or too large: one test, as an unsigned 0 - 1 is huge. */
-	if (size - 1 >= CMSTAT_MAX_CLASS_SIZE)
+	/*
+	 * 0, large or too large: one test, as an unsigned 0 - 1 is huge.
+	 * A zone modifier, out of line too: none, for a constant @gfp.
+	 */
+	if (size - 1 >= CMSTAT_MAX_CLASS_SIZE || (gfp & __CMSTAT_GFP_ZONES))
 		return __cmstat_alloc(heap, size, gfp);
 	class = __cmstat_class(size);
 	obj = kmem_cache_alloc(cmstat_class_caches[class], gfp);

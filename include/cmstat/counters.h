@@ -195,10 +195,15 @@ static __always_inline unsigned int cmstat_seq_index(unsigned int ctx)
  * cannot split this_cpu_add().  An NMI can split the generic version
  * (which disables interrupts around a load and a store), so where the
  * architecture does not promise NMI-safe per-CPU operations, sections are
- * refused in NMI context: cmstat_section_begin() returns false there.  On
+ * refused in NMI context: cmstat_section_begin() returns false there.
+ * The promise (CONFIG_ARCH_HAS_NMI_SAFE_THIS_CPU_OPS) is for operations of
+ * the native word: on a 32-bit kernel (i386, which selects it) a 64-bit
+ * this_cpu_add() is the generic one, so NMI writers need CONFIG_64BIT too
+ * (scripts/i386-check.sh asserts it against an i386 kernel tree).  On
  * x86-64 this is a constant and costs nothing.
  */
-#if defined(CONFIG_ARCH_HAS_NMI_SAFE_THIS_CPU_OPS) && !defined(CMSTAT_TEST_NMI_UNSAFE)
+#if defined(CONFIG_64BIT) && defined(CONFIG_ARCH_HAS_NMI_SAFE_THIS_CPU_OPS) && \
+	!defined(CMSTAT_TEST_NMI_UNSAFE)
 #define CMSTAT_NMI_WRITERS	true
 #else
 #define CMSTAT_NMI_WRITERS	false

@@ -36,6 +36,16 @@
  *		heap goes at unload.
  *	stats	read(): one snapshot of the heap "client", with the
  *		identities cmstat_heap_stats_valid() checks.
+ *	softirq	read(): open a task section on this CPU, and inside it run
+ *		a tasklet (a softirq, nested in the section) that calls
+ *		cmstat_alloc() with GFP_KERNEL, a client bug; say how far
+ *		this CPU's task and softirq sequence counters moved while it
+ *		ran.  For kernels without CONFIG_DEBUG_ATOMIC_SLEEP only.
+ *	dma	read(): cmstat_alloc() with GFP_DMA and GFP_DMA32 at class
+ *		and large sizes: refused, or the zone the memory came from.
+ *	realloc	read(): cmstat_realloc() in place, across classes, to and
+ *		from large sizes, to 0 and from NULL; check the contents
+ *		and that the statistics come back to where they were.
  *
  * Only cmstat's exported API and headers are used, as by any client.
  */
@@ -44,7 +54,9 @@
 
 #include <linux/debugfs.h>
 #include <linux/dma-mapping.h>
+#include <linux/interrupt.h>
 #include <linux/kthread.h>
+#include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/slab.h>
@@ -231,6 +243,216 @@ static int stats_show(struct seq_file *m, void *unused)
 	return err;
 }
 DEFINE_SHOW_ATTRIBUTE(stats);
+
+/*
+ * "softirq": the tasklet runs nested in a task section on this CPU, and
+ * allocates with GFP_KERNEL there (a client bug the stock kernel is silent
+ * about).  Under client_lock.
+ */
+static struct tasklet_struct softirq_tasklet;
+static void *softirq_obj;
+static bool softirq_ran, softirq_in_softirq;
+
+static void softirq_fn(struct tasklet_struct *t)
+{
+	softirq_in_softirq = in_serving_softirq();
+	softirq_obj = cmstat_alloc(client_heap, 64, GFP_KERNEL);
+	softirq_ran = true;
+}
+
+static unsigned long this_cpu_seq(unsigned int ctx)
+{
+	return this_cpu_read(cmstat_cpu_seq.seq[ctx]);
+}
+
+static int softirq_show(struct seq_file *m, void *unused)
+{
+	unsigned long task_before, task_after, soft_before, soft_after;
+	struct cmstat_counters *set = cmstat_counters_alloc(NULL, 1);
+	struct cmstat_section sec;
+	bool nested;
+
+	if (IS_ERR(set))
+		return PTR_ERR(set);
+	mutex_lock(&client_lock);
+	softirq_ran = false;
+	softirq_obj = NULL;
+	if (!cmstat_section_begin_task(&sec, cmstat_counters_group(set))) {
+		mutex_unlock(&client_lock);
+		cmstat_counters_free(set);
+		seq_puts(m, "accounting off: no section\n");
+		return 0;
+	}
+	/* Preemption is off: all of this runs on one CPU. */
+	task_before = this_cpu_seq(CMSTAT_CTX_TASK);
+	soft_before = this_cpu_seq(CMSTAT_CTX_SOFTIRQ);
+	local_bh_disable();
+	tasklet_schedule(&softirq_tasklet);
+	local_bh_enable();	/* runs the tasklet, in serving-softirq context */
+	nested = softirq_ran;
+	task_after = this_cpu_seq(CMSTAT_CTX_TASK);
+	soft_after = this_cpu_seq(CMSTAT_CTX_SOFTIRQ);
+	cmstat_section_add(cmstat_section_slot(&sec, set), 0, 1);
+	cmstat_section_end(&sec);
+	tasklet_kill(&softirq_tasklet);	/* had it not run nested */
+	cmstat_free(client_heap, softirq_obj, 64);
+	seq_printf(m, "tasklet ran nested in the task section: %s, in softirq context: %s, allocated: %s\n",
+		   str_yes_no(nested), str_yes_no(softirq_in_softirq),
+		   str_yes_no(softirq_obj));
+	seq_printf(m, "task sequence counter moved by %lu, softirq sequence counter by %lu\n",
+		   task_after - task_before, soft_after - soft_before);
+	mutex_unlock(&client_lock);
+	cmstat_counters_free(set);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(softirq);
+
+static u64 client_failed_allocs(void)
+{
+	struct cmstat_heap_stats *st = kmalloc(sizeof(*st), GFP_KERNEL);
+	u64 failed = U64_MAX;
+
+	if (st && !cmstat_heap_read(client_heap, st))
+		failed = st->failed_allocs;
+	kfree(st);
+	return failed;
+}
+
+/* One "dma" line: what cmstat_alloc() made of a zone modifier. */
+static void dma_try(struct seq_file *m, const char *what, size_t size,
+		    void *obj, unsigned int *refused)
+{
+	if (!obj) {
+		(*refused)++;
+		seq_printf(m, "%s %zu: refused\n", what, size);
+		return;
+	}
+	seq_printf(m, "%s %zu: zone %s\n", what, size,
+		   page_zone(virt_to_page(obj))->name);
+	cmstat_free(client_heap, obj, size);
+}
+
+static int dma_show(struct seq_file *m, void *unused)
+{
+	unsigned int refused = 0;
+	u64 failed = client_failed_allocs();
+
+	if (!IS_ENABLED(CONFIG_ZONE_DMA))
+		seq_puts(m, "no ZONE_DMA in this kernel\n");
+	/* Constant flags: the inline fast path's own test. */
+	dma_try(m, "GFP_DMA", 100,
+		cmstat_alloc(client_heap, 100, GFP_KERNEL | GFP_DMA), &refused);
+	dma_try(m, "GFP_DMA", CMSTAT_MAX_CLASS_SIZE,
+		cmstat_alloc(client_heap, CMSTAT_MAX_CLASS_SIZE,
+			     GFP_KERNEL | GFP_DMA), &refused);
+	dma_try(m, "GFP_DMA32", 100,
+		cmstat_alloc(client_heap, 100, GFP_KERNEL | GFP_DMA32),
+		&refused);
+	dma_try(m, "GFP_DMA32", CMSTAT_MAX_CLASS_SIZE,
+		cmstat_alloc(client_heap, CMSTAT_MAX_CLASS_SIZE,
+			     GFP_KERNEL | GFP_DMA32), &refused);
+	dma_try(m, "GFP_DMA", 300000,
+		cmstat_alloc(client_heap, 300000, GFP_KERNEL | GFP_DMA),
+		&refused);
+	seq_printf(m, "refused %u, failed_allocs moved by %llu\n", refused,
+		   client_failed_allocs() - failed);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(dma);
+
+/* "realloc": each step's verdict, and a count of those that went wrong. */
+static unsigned int realloc_bad;
+
+static void realloc_check(struct seq_file *m, bool ok, const char *what)
+{
+	if (!ok)
+		realloc_bad++;
+	seq_printf(m, "%s: %s\n", what, ok ? "ok" : "WRONG");
+}
+
+/* Whether @p holds the pattern realloc_show() wrote, over @n bytes. */
+static bool realloc_pattern(const u8 *p, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (p[i] != (u8)(i * 7 + 1))
+			return false;
+	return true;
+}
+
+static bool realloc_zero(const u8 *p, size_t from, size_t to)
+{
+	return !memchr_inv(p + from, 0, to - from);
+}
+
+static int realloc_show(struct seq_file *m, void *unused)
+{
+	struct cmstat_heap_stats *before, *after;
+	u8 *p, *q;
+	size_t i;
+	int err;
+
+	before = kmalloc(sizeof(*before), GFP_KERNEL);
+	after = kmalloc(sizeof(*after), GFP_KERNEL);
+	err = before && after ? cmstat_heap_read(client_heap, before) : -ENOMEM;
+	if (err)
+		goto out;
+	realloc_bad = 0;
+	p = cmstat_alloc(client_heap, 100, GFP_KERNEL);
+	if (!p) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < 100; i++)
+		p[i] = i * 7 + 1;
+	/* 100 and 110 bytes share the 112-byte class. */
+	q = cmstat_realloc(client_heap, p, 100, 110, GFP_KERNEL | __GFP_ZERO);
+	realloc_check(m, q == p, "100 to 110 bytes in place");
+	realloc_check(m, q && realloc_pattern(q, 100) &&
+		      realloc_zero(q, 100, 112),
+		      "contents kept, the rest zeroed with __GFP_ZERO");
+	p = q ?: p;
+	q = cmstat_realloc(client_heap, p, 110, 5000, GFP_KERNEL);
+	realloc_check(m, q && q != p && realloc_pattern(q, 100),
+		      "110 to 5000 bytes, moved, contents kept");
+	p = q ?: p;
+	q = cmstat_realloc(client_heap, p, q ? 5000 : 110, 300000, GFP_KERNEL);
+	realloc_check(m, q && realloc_pattern(q, 100),
+		      "5000 to 300000 bytes (large), contents kept");
+	p = q ?: p;
+	q = cmstat_realloc(client_heap, p, q ? 300000 : 5000, 64, GFP_KERNEL);
+	realloc_check(m, q && realloc_pattern(q, 64),
+		      "300000 to 64 bytes, contents kept");
+	p = q ?: p;
+	if (cmstat_debug_free_enabled()) {
+		q = cmstat_realloc(client_heap, p, 65, 64, GFP_KERNEL);
+		realloc_check(m, !q && realloc_pattern(p, 64),
+			      "debug_free: a wrong old size refused, object kept");
+	}
+	q = cmstat_realloc(client_heap, p, 64, 0, GFP_KERNEL);
+	realloc_check(m, q == ZERO_SIZE_PTR, "to 0 bytes: freed");
+	q = cmstat_realloc(client_heap, NULL, 0, 200, GFP_KERNEL);
+	realloc_check(m, q && !ZERO_OR_NULL_PTR(q), "from NULL: allocated");
+	cmstat_free(client_heap, q, 200);
+	err = cmstat_heap_read(client_heap, after);
+	if (err)
+		goto out;
+	realloc_check(m, after->live_objects == before->live_objects &&
+		      after->live_bytes == before->live_bytes &&
+		      after->live_requested_bytes ==
+		      before->live_requested_bytes &&
+		      cmstat_heap_stats_valid(after),
+		      "statistics back where they were, valid");
+	seq_printf(m, "allocations %llu, frees %llu; %u wrong\n",
+		   after->mallocs - before->mallocs,
+		   after->frees - before->frees, realloc_bad);
+out:
+	kfree(before);
+	kfree(after);
+	return err;
+}
+DEFINE_SHOW_ATTRIBUTE(realloc);
 
 /* A free the contract forbids; each returns 0 or -ENOMEM. */
 static int misuse_wrong_size(void)
@@ -531,6 +753,10 @@ static int __init client_init(void)
 	debugfs_create_file("align", 0400, client_dir, NULL, &align_fops);
 	debugfs_create_file("stats", 0400, client_dir, NULL, &stats_fops);
 	debugfs_create_file("misuse", 0200, client_dir, NULL, &misuse_fops);
+	debugfs_create_file("softirq", 0400, client_dir, NULL, &softirq_fops);
+	debugfs_create_file("dma", 0400, client_dir, NULL, &dma_fops);
+	debugfs_create_file("realloc", 0400, client_dir, NULL, &realloc_fops);
+	tasklet_setup(&softirq_tasklet, softirq_fn);
 	return 0;
 }
 
@@ -541,6 +767,7 @@ static int __init client_init(void)
 static void __exit client_exit(void)
 {
 	debugfs_remove(client_dir);
+	tasklet_kill(&softirq_tasklet);
 	if (open_task)
 		misuse_close();
 	if (cycle_heap)
