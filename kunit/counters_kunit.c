@@ -315,6 +315,26 @@ static void held_init(struct kunit *test, struct held_section *h)
 	init_completion(&h->opened);
 }
 
+/*
+ * A task section held open, by a kthread spinning on the last CPU, for
+ * the reader @rt (not yet woken) to meet.
+ */
+static struct task_struct *held_task_start(struct kunit *test,
+					   struct held_section *h,
+					   struct task_struct *rt)
+{
+	struct task_struct *wt = kthread_create(held_task_fn, h, "cmstat_held_w");
+
+	if (IS_ERR(wt))
+		kthread_stop(rt);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, wt);
+	kthread_bind(wt, cpumask_last(cpu_online_mask));
+	wake_up_process(wt);
+	wait_for_completion(&h->opened);
+	KUNIT_EXPECT_EQ(test, h->ctx, CMSTAT_CTX_TASK);
+	return wt;
+}
+
 /* The writer, spinning, runs on the last CPU; the reader on the first. */
 static void counters_task_section_holds_reader(struct kunit *test)
 {
@@ -324,14 +344,7 @@ static void counters_task_section_holds_reader(struct kunit *test)
 
 	held_init(test, &h);
 	rt = held_reader_create(test, &r, h.set, cpumask_first(cpu_online_mask));
-	wt = kthread_create(held_task_fn, &h, "cmstat_held_w");
-	if (IS_ERR(wt))
-		kthread_stop(rt);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, wt);
-	kthread_bind(wt, cpumask_last(cpu_online_mask));
-	wake_up_process(wt);
-	wait_for_completion(&h.opened);
-	KUNIT_EXPECT_EQ(test, h.ctx, CMSTAT_CTX_TASK);
+	wt = held_task_start(test, &h, rt);
 
 	expect_reader_held(test, &h, &r, rt);
 	kthread_stop(wt);
@@ -379,13 +392,7 @@ static void counters_read_after_killed_reader(struct kunit *test)
 
 	held_init(test, &h);
 	rt = held_reader_create(test, &r, h.set, cpumask_first(cpu_online_mask));
-	wt = kthread_create(held_task_fn, &h, "cmstat_held_w");
-	if (IS_ERR(wt))
-		kthread_stop(rt);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, wt);
-	kthread_bind(wt, cpumask_last(cpu_online_mask));
-	wake_up_process(wt);
-	wait_for_completion(&h.opened);
+	wt = held_task_start(test, &h, rt);
 
 	/* Killed once it has closed a generation and waits for the section. */
 	gen = READ_ONCE(cmstat_counters_group(h.set)->gen);
