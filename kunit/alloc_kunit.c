@@ -363,8 +363,10 @@ static void alloc_destroy_with_live(struct kunit *test)
 	cmstat_heap_destroy(h);		/* warns with the counts */
 
 	memset(a, 1, 100);		/* still valid memory (KASAN checks) */
-	/* Only frees go through the old handle: a read is refused. */
-	KUNIT_EXPECT_EQ(test, cmstat_heap_read(h, &ctx->all_now), -EINVAL);
+	/*
+	 * Only frees go through the old handle (reading it is a client bug
+	 * cmstat cannot tell from a live heap's read: not tried here).
+	 */
 	snap(test);
 	KUNIT_EXPECT_EQ(test, ctx->all_now.live_objects,
 			ctx->all_before.live_objects + 2);
