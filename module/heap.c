@@ -52,7 +52,13 @@ static LIST_HEAD(cmstat_orphans);
 static LIST_HEAD(cmstat_kept);
 static u64 cmstat_destroyed[CMSTAT_HC_NR];
 static u64 cmstat_next_id = 1;
-static DEFINE_MUTEX(cmstat_heaps_lock);	/* protects all of the above */
+/*
+ * Protects all of the above.  Held only to change or copy them, never
+ * across a wait for writer sections: a cut takes it inside the group's
+ * reader lock, after the wait (cmstat_cut_take()), so heap_names, the
+ * sysfs values and cmstat_heap_create() never wait for a section.
+ */
+static DEFINE_MUTEX(cmstat_heaps_lock);
 
 /*
  * Orphans are released by cuts that find them empty: any reader's, or the
