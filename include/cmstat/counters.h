@@ -277,7 +277,8 @@ static __always_inline void __cmstat_section_open(struct cmstat_section *sec,
  * context odd.  Never blocks or waits; usable from any context, including
  * hardirq and NMI.  A section may write to several counter sets of @group.
  * It must be closed before the caller returns or sleeps: readers wait for
- * it.
+ * it (one left open is reported after the module parameter
+ * section_timeout, and closed by a reader once its CPU is outside it).
  *
  * Return: true if the section is open and must be closed with
  * cmstat_section_end(); false when accounting is switched off, or in NMI
