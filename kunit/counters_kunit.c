@@ -374,6 +374,10 @@ static void counters_softirq_section_holds_reader(struct kunit *test)
 	cmstat_counters_free(h.set);
 }
 
+/* How long the killed-reader case waits for the reader's close, at most. */
+#define KILL_POLLS	6000
+#define KILL_POLL_MS	10
+
 /*
  * A reader killed while it waits for a section leaves its close pending.
  * The next read must still include every section that ended before it
@@ -394,13 +398,18 @@ static void counters_read_after_killed_reader(struct kunit *test)
 	rt = held_reader_create(test, &r, h.set, cpumask_first(cpu_online_mask));
 	wt = held_task_start(test, &h, rt);
 
-	/* Killed once it has closed a generation and waits for the section. */
+	/*
+	 * Killed once it has closed a generation and waits for the section.
+	 * Polled with sleeps, as long as a hang would take (a minute, or
+	 * more on a coarse jiffy): the held section is a task's, on another
+	 * CPU, so timers run.  Pairs with WRITE_ONCE() in cmstat_close_gen().
+	 */
 	gen = READ_ONCE(cmstat_counters_group(h.set)->gen);
 	wake_up_process(rt);
 	wait_for_completion(&r.started);
-	for (i = 0; i < HELD_POLLS &&
+	for (i = 0; i < KILL_POLLS &&
 	     READ_ONCE(cmstat_counters_group(h.set)->gen) == gen; i++)
-		udelay(HELD_POLL_US);
+		msleep(KILL_POLL_MS);
 	KUNIT_EXPECT_NE_MSG(test, READ_ONCE(cmstat_counters_group(h.set)->gen),
 			    gen, "the reader closed no generation");
 	send_sig(SIGKILL, rt, 1);

@@ -191,6 +191,26 @@ void *__cmstat_alloc(struct cmstat_heap *heap, size_t size, gfp_t gfp)
 }
 EXPORT_SYMBOL_GPL(__cmstat_alloc);
 
+/*
+ * Free @obj, of @size, whose free was checked (debug_free), and count it:
+ * in its class, or as a large free.
+ */
+static void cmstat_free_checked(struct cmstat_heap *heap, const void *obj,
+				size_t size)
+{
+	/* Whatever @size says: kfree() finds the object's own slab. */
+	kfree(obj);
+	if (size && size <= CMSTAT_MAX_CLASS_SIZE)
+		cmstat_account(heap, CMSTAT_HC_CLASS_FREES +
+			       __cmstat_class_lookup(size),
+			       CMSTAT_HC_REQUESTED_FREE_BYTES, size, -1, 0);
+	else
+		cmstat_account(heap, CMSTAT_HC_LARGE_FREES,
+			       CMSTAT_HC_REQUESTED_FREE_BYTES, size,
+			       CMSTAT_HC_LARGE_FREE_BYTES,
+			       cmstat_alloc_held_bytes(size));
+}
+
 /**
  * __cmstat_free() - free memory from a heap, out of line
  * @heap: the heap it was allocated from
@@ -202,18 +222,9 @@ EXPORT_SYMBOL_GPL(__cmstat_alloc);
  */
 void __cmstat_free(struct cmstat_heap *heap, const void *obj, size_t size)
 {
-	if (size && size <= CMSTAT_MAX_CLASS_SIZE) {
-		__cmstat_free_tail(heap, obj, __cmstat_class_lookup(size),
-				   size);
-		return;
-	}
 	if (ZERO_OR_NULL_PTR(obj) || !cmstat_debug_untrack(heap, obj, size))
 		return;
-	/* Whatever @size says: kfree() finds the object's own slab. */
-	kfree(obj);
-	cmstat_account(heap, CMSTAT_HC_LARGE_FREES,
-		       CMSTAT_HC_REQUESTED_FREE_BYTES, size,
-		       CMSTAT_HC_LARGE_FREE_BYTES, cmstat_alloc_held_bytes(size));
+	cmstat_free_checked(heap, obj, size);
 }
 EXPORT_SYMBOL_GPL(__cmstat_free);
 
@@ -237,25 +248,6 @@ static void cmstat_account_resize(struct cmstat_heap *heap,
 	cmstat_section_add(slot, CMSTAT_HC_CLASS_MALLOCS + class, 1);
 	cmstat_section_add(slot, CMSTAT_HC_REQUESTED_ALLOC_BYTES, new_size);
 	cmstat_section_end(&sec);
-}
-
-/*
- * The free half of a move: @obj, of @size, goes back (debug_free has
- * checked it already) and its heap's statistics count the free.
- */
-static void cmstat_free_checked(struct cmstat_heap *heap, const void *obj,
-				size_t size)
-{
-	kfree(obj);
-	if (size && size <= CMSTAT_MAX_CLASS_SIZE)
-		cmstat_account(heap, CMSTAT_HC_CLASS_FREES +
-			       __cmstat_class_lookup(size),
-			       CMSTAT_HC_REQUESTED_FREE_BYTES, size, -1, 0);
-	else
-		cmstat_account(heap, CMSTAT_HC_LARGE_FREES,
-			       CMSTAT_HC_REQUESTED_FREE_BYTES, size,
-			       CMSTAT_HC_LARGE_FREE_BYTES,
-			       cmstat_alloc_held_bytes(size));
 }
 
 /**

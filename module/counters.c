@@ -482,7 +482,12 @@ static void cmstat_close_gen(struct cmstat_group *group)
 	for_each_possible_cpu(cpu)
 		memset(per_cpu_ptr(group->sample, cpu), 0,
 		       sizeof(*group->sample));
-	group->gen++;
+	/*
+	 * Written under ->read_lock, and read under it by readers; marked,
+	 * because the KUnit case of a killed reader watches it locklessly
+	 * (READ_ONCE() in counters_read_after_killed_reader()).
+	 */
+	WRITE_ONCE(group->gen, group->gen + 1);
 	/*
 	 * Pairs with READ_ONCE() in __cmstat_section_open().  Release, so
 	 * that our earlier reads of the slots the new generation reuses are
