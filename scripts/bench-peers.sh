@@ -73,7 +73,8 @@ boot() {
 	VM_ICOUNT=1 run_vm "$kernel" "$initrd" "$log" $((900 + 60 * vcpus)) \
 		"$vcpus" quiet sysctl.vm.mem_profiling=0 $BOOT_ARGS \
 		"cmstat.runs=$RUNS" "$@" || rc=$?
-	console_between "$log" bench "$rc" >"$log.out"
+	vm_attachment "$log" bench >"$log.out" ||
+	die "the VM did not finish (QEMU status $rc), see $log"
 	! grep -E '^(error|warning) ' "$log.out" || die "$name reported the above, see $log"
 	grep -qx "info slub_stats $stats" "$log.out" ||
 		die "$name: the kernel's SLUB statistics are not as expected ($stats), see $log"

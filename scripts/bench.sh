@@ -56,7 +56,8 @@ boot() {
 	log "$2: $3 vCPUs, console log $log"
 	run_vm "$STOCK_KERNEL" "$initrd" "$log" $((600 + 60 * $3)) "$3" \
 		quiet $BOOT_ARGS "cmstat.bench=$4" "cmstat.runs=$RUNS" || rc=$?
-	console_between "$log" bench "$rc" >"$log.out"
+	vm_attachment "$log" bench >"$log.out" ||
+	die "the VM did not finish (QEMU status $rc), see $log"
 	! grep -E '^(error|warning) ' "$log.out" || die "$2 reported the above, see $log"
 	grep -E '^(sample|info) ' "$log.out" >>"$1" || die "$2 printed no samples, see $log"
 }

@@ -32,7 +32,8 @@ log=$LOGDIR/budget.log
 rc=0
 VM_ICOUNT=1 run_vm "$kernel" "$initrd" "$log" 600 1 quiet cmstat.bench=budget \
 	cmstat.runs=5 || rc=$?
-console_between "$log" bench "$rc" >"$log.out"
+vm_attachment "$log" bench >"$log.out" ||
+	die "the VM did not finish (QEMU status $rc), see $log"
 if grep -E '^(error|warning) ' "$log.out"; then
 	gate "budget run" 0 "the VM reported the above, log $log"
 	exit 1

@@ -23,4 +23,4 @@ log="$LOGDIR/demo.log"
 log "booting Debian's $STOCK_ABI with $SMP vCPUs, console log: $log"
 rc=0
 run_vm "$STOCK_KERNEL" "$initrd" "$log" 300 "$SMP" quiet || rc=$?
-console_between "$log" demo "$rc"
+vm_attachment "$log" demo || die "the VM did not finish (QEMU status $rc), see $log"
