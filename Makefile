@@ -29,10 +29,11 @@
 #                     (scripts/peers-kernel.sh); RUNS=N, PEERS_CPUS="1 4"
 #
 # Knobs for check: SMP=N (vCPUs, default 4), FILTER=glob (KUnit suite.case),
-# KCSAN=0 (skip the KCSAN kernel), VM_TIMEOUT=seconds, LOGDIR=dir (console
-# logs, default ./logs; a failing VM's log is also kept as
-# LOGDIR/failed-<time>-<vm>.log), CMSTAT_CACHE=dir (kernels and kernel trees,
-# default ~/.cache/cmstat).
+# KCSAN=0 (skip the KCSAN kernel), DEBUG_VMS=N (VMs sharing the debug
+# kernel's checks, default 3), VM_JOBS=N (VMs at once, default 4),
+# VM_TIMEOUT=seconds, LOGDIR=dir (console logs and check.ktap, default
+# ./logs; a failing VM's log is also kept as LOGDIR/failed-<time>-<vm>.log),
+# CMSTAT_CACHE=dir (kernels and kernel trees, default ~/.cache/cmstat).
 
 KDIR ?= /lib/modules/$(shell uname -r)/build
 

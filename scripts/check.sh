@@ -2,23 +2,27 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # check.sh: the whole test suite ("make check").  Installs what is missing,
-# builds the test kernels (or takes them from the cache), runs the lint gates
-# (scripts/lint.sh), builds our modules with W=1 against the test kernels
-# and against Debian's stock 6.1 and 6.12 headers, checks what cmstat
-# promises on i386 (scripts/i386-check.sh), checks the packaging
-# (scripts/packaging.sh: dkms, make install, a client built against it,
-# the Debian packages with scripts/deb-check.sh), boots each test kernel
-# in QEMU TCG, runs the KUnit suites and the in-VM shell checks, holds the
-# fast paths to their instruction budgets (scripts/budget.sh), boots
-# Debian's stock 6.1 and 6.12 kernels and the arm64 6.12 one (modules
-# cross-built against its headers) with the tests' modules, parses the
-# KTAP with the kernel tree's kunit.py, scans the console for anything the
-# kernel reported, and ends with "N passed, N failed".
+# builds the test kernels (or takes them from the cache), builds our
+# modules with W=1 against them, against Debian's stock 6.1 and 6.12
+# headers and against the arm64 6.12 ones, checks what cmstat promises on
+# i386 (scripts/i386-check.sh), runs the lint gates (scripts/lint.sh) and
+# the packaging checks (scripts/packaging.sh), boots every test VM (the
+# debug kernel's checks shared out between several VMs, the KCSAN kernel,
+# Debian's stock kernels) side by side, holds the fast paths to their
+# instruction budgets (scripts/budget.sh), and checks the Debian packages'
+# output in the stock VM (scripts/deb-check.sh report).
+#
+# Every stage prints one KTAP document; they are nested as the subtests of
+# one document, $LOGDIR/check.ktap, which the kernel tree's kunit.py
+# parses once.  The last line, "N passed, N failed", has its counts; the
+# exit status is non-zero on any failure, and when no test ran.
 #
 # Knobs (environment or make variables):
-#   SMP=N          vCPUs of the test VMs (default 4)
+#   SMP=N          vCPUs of the x86 test VMs (default 4)
 #   FILTER=glob    KUnit suite filter, kunit.filter_glob syntax (suite.case)
 #   KCSAN=0        skip the KCSAN kernel
+#   DEBUG_VMS=N    VMs the debug kernel's checks are shared out to (3)
+#   VM_JOBS=N      VMs running at once (4)
 #   VM_TIMEOUT=s   seconds before a test-kernel VM counts as hung (default
 #                  1800 + 300 per vCPU; the stock-kernel VMs get 900)
 #   LOGDIR=dir     where console logs go (default ./logs); the logs of a
@@ -27,359 +31,209 @@
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/vm.sh"
+. "$(dirname "$0")/ktap.sh"
+. "$(dirname "$0")/test-vms.sh"
 
 SMP=${SMP:-4}
 FILTER=${FILTER:-}
 KCSAN=${KCSAN:-1}
+DEBUG_VMS=${DEBUG_VMS:-3}
 VM_TIMEOUT=${VM_TIMEOUT:-$((1800 + 300 * SMP))}
 # The stock-kernel VMs', also only there to catch a hang.
 STOCK_VM_TIMEOUT=900
 LOGDIR=${LOGDIR:-$CMSTAT_ROOT/logs}
 BUILDDIR=$CMSTAT_ROOT/.build
+KTAPDIR=$BUILDDIR/ktap
 STAMP=$(date +%Y%m%d-%H%M%S)
-passed=0
-failed=0
 
-# result NAME OK DETAIL: count one check and print one line for it.
-result() {
-	if [ "$2" = 1 ]; then
-		passed=$((passed + 1))
-		printf 'PASS  %s%s\n' "$1" "${3:+  ($3)}"
-	else
-		failed=$((failed + 1))
-		printf 'FAIL  %s%s\n' "$1" "${3:+  ($3)}"
-	fi
+# stage NAME COMMAND...: run a producer of KTAP, its document kept as the
+# stage NAME (its stderr in NAME.log).
+STAGES=()
+stage() {
+	local name=$1
+	shift
+	"$@" >"$KTAPDIR/$name.ktap" 2>"$KTAPDIR/$name.log"
+	echo $? >"$KTAPDIR/$name.rc"
+	STAGES+=("$name")
 }
 
-# count_gates PREFIX STATUS LOG WHAT: print the gate lines a script wrote
-# to LOG and count them; a script that failed (STATUS) without a FAIL line
-# of its own counts as one failure.
-count_gates() {
-	local prefix=$1 status=$2 log=$3 what=$4 line any_fail=0
-	while IFS= read -r line; do
-		echo "$line"
-		case "$line" in
-		"PASS  $prefix: "*) passed=$((passed + 1)) ;;
-		"FAIL  $prefix: "*) failed=$((failed + 1)); any_fail=1 ;;
-		esac
-	done <"$log"
-	[ "$status" = 0 ] || [ "$any_fail" = 1 ] ||
-		result "$what ran" 0 "status $status, log $log"
-}
-
-# What the kernel says when something went wrong.
-CONSOLE_BAD='WARNING:|BUG:|KASAN:|kmemleak-report:|Oops|Kernel panic|general protection|UBSAN:|possible recursive locking|possible circular locking|inconsistent lock state|lock held when returning|blocked for more than|rcu_.*stall|Call [Tt]race:'
-
-# build_modules NAME KDIR [MAKEARG...]: build a copy of the tree against
-# KDIR with W=1.  Counts as one check; any compiler or modpost warning
-# fails it.
+# build_modules NAME KDIR [MAKEARG...]: build a copy of the tree in
+# $BUILDDIR/NAME against KDIR with W=1; any compiler, sparse or modpost
+# warning fails it.
 build_modules() {
 	local name=$1 kdir=$2 log="$BUILDDIR/$1.log" ok=1
 	shift 2
-	build_tree "$BUILDDIR/$name" "$kdir" W=1 "$@" || ok=0
-	if [ "$(build_problems "$log")" != 0 ]; then
-		ok=0
-		grep -iE 'warning:|error:' "$log" | head -n 20
-	fi
-	result "build W=1 against $name" "$ok" "log $log"
+	build_tree "$BUILDDIR/$name" "$kdir" W=1 -j"$JOBS" "$@" || ok=0
+	[ "$(build_problems "$log")" = 0 ] || ok=0
+	[ "$ok" = 1 ] || ktap_diag "$(grep -iE 'warning:|error:' "$log" | head -n 20)"
+	ktap_result "$name${*:+ $*}" "$ok" "log $log"
 }
-
-# parse_section LOG SECTION NAME: run kunit.py parse on one section of the
-# console log and count its tests.
-parse_section() {
-	local log=$1 section=$2 name=$3 part out counts p f c e
-	part="${log%.log}.$section.ktap"
-	awk -v s="$section" '
-		{ sub(/\r$/, "") }
-		/cmstat-section: / { on = ($0 ~ ("cmstat-section: " s "$")); next }
-		on' "$log" >"$part"
-	out=$(python3 "$KSRC/tools/testing/kunit/kunit.py" parse "$part" 2>&1 |
-		sed 's/\x1b\[[0-9;]*m//g')
-	echo "$out" | grep -E '^\[[0-9:]+\] (=|-|\[|Testing|#|  )' | sed 's/^\[[0-9:]*\] //'
-	counts=$(echo "$out" | grep -o 'Testing complete\. .*' | tail -n1)
-	# "Ran N tests: passed: P, failed: F, crashed: C, errors: E", zeros left out
-	p=$(echo "$counts" | sed -n 's/.*passed: \([0-9]*\).*/\1/p')
-	f=$(echo "$counts" | sed -n 's/.*failed: \([0-9]*\).*/\1/p')
-	c=$(echo "$counts" | sed -n 's/.*crashed: \([0-9]*\).*/\1/p')
-	e=$(echo "$counts" | sed -n 's/.*errors: \([0-9]*\).*/\1/p')
-	p=${p:-0} f=${f:-0} c=${c:-0} e=${e:-0}
-	if [ $((p + f + c)) -eq 0 ]; then
-		if [ -n "$FILTER" ]; then
-			echo "note: no test in section $section matched FILTER=$FILTER"
-		else
-			result "$name: $section ran tests" 0 "no test ran"
-		fi
-		return
-	fi
-	passed=$((passed + p))
-	failed=$((failed + f + c + e))
-	[ "$e" -gt 0 ] && printf 'FAIL  %s: %s: %s parse errors\n' "$name" "$section" "$e"
-}
-
-# KCSAN reports, one per block from "BUG: KCSAN:" to the "=====" line.  A
-# report is ours when the top frame of either racing access (the line after
-# "read/write ... to 0x...") is in a cmstat module: a stack that merely
-# passes through our code, because an interrupt hit it, is not.  Prints the
-# log with foreign reports cut out; counts them in $KCSAN_FOREIGN_FILE.
-KCSAN_AWK='
-	{ sub(/\r$/, "") }
-	/BUG: KCSAN:/ { blk = $0 "\n"; inb = 1; ours = 0; top = 0; next }
-	inb {
-		blk = blk $0 "\n"
-		if (top && $0 ~ /\[cmstat/) ours = 1
-		top = ($0 ~ /(read|write).* to 0x/)
-		if ($0 ~ /\] ==========/) {
-			inb = 0
-			if (ours) printf "%s", blk; else foreign++
-		}
-		next
-	}
-	{ print }
-	END { print foreign + 0 > countfile }'
-
-# scan_console LOG NAME RC: the kernel reported nothing of ours, and the VM
-# got to the end of its script.
-scan_console() {
-	local log=$1 name=$2 rc=$3 ok=1 foreign bad
-	bad=$(awk -v countfile="$log.kcsan-foreign" "$KCSAN_AWK" "$log" |
-		grep -E "$CONSOLE_BAD|cmstat-error:")
-	foreign=$(cat "$log.kcsan-foreign")
-	if [ -n "$bad" ]; then
-		ok=0
-		echo "$bad" | head -n 40
-	fi
-	if [ "$rc" = 124 ]; then
-		ok=0
-		echo "VM timed out after ${VM_TIMEOUT}s: hang"
-	elif ! grep -q 'cmstat-done' "$log"; then
-		ok=0
-		echo "VM did not reach the end of its script (crash or panic)"
-	fi
-	result "$name: console clean, no hang" "$ok" \
-		"$foreign KCSAN reports outside cmstat; log $log"
-}
-
-# Every VM is prepared first (modules built, initramfs made), then they boot
-# one after the other.  Not in parallel: on two host cores, vCPUs of two
-# VMs preempt each other, IPI-based reads wait for descheduled vCPUs, and a
-# trial took longer than the sequence.  VMS holds one "name kernel
-# initramfs log timeout [kernel arguments]" line per VM.
-VMS=()
 
 # build_mutant NAME KDIR: cmstat.ko, and the KUnit module if KDIR has
-# KUnit, built with CMSTAT_MUTATIONS (module/mutation.c), for the mutation
-# proof and the quiet reader's control; sets MUTANT_KOS to them, renamed
-# cmstat_mutant.ko and cmstat_kunit_mutant.ko (their module names stay
-# cmstat and cmstat_kunit).
+# KUnit, built with CMSTAT_MUTATIONS (module/mutation.c) for the mutation
+# proof and the quiet reader's control, renamed cmstat_mutant.ko and
+# cmstat_kunit_mutant.ko (their module names stay cmstat and cmstat_kunit).
 build_mutant() {
-	local kdir=$2 dir="$BUILDDIR/$1-mutant" ok=1
-	MUTANT_KOS=
-	build_tree "$dir" "$kdir" C=2 W=1 CMSTAT_MUTATIONS=y CMSTAT_BENCH= \
-		CMSTAT_TESTS= || ok=0
-	[ "$(build_problems "$dir.log")" = 0 ] || ok=0
-	cp "$dir/module/cmstat.ko" "$dir/cmstat_mutant.ko" || ok=0
-	if [ -e "$dir/kunit/cmstat_kunit.ko" ]; then
-		cp "$dir/kunit/cmstat_kunit.ko" "$dir/cmstat_kunit_mutant.ko" || ok=0
-	fi
-	result "build C=2 W=1 against $1 with CMSTAT_MUTATIONS (test only)" "$ok" \
-		"log $dir.log"
-	[ "$ok" = 1 ] && MUTANT_KOS=$(ls "$dir"/cmstat*_mutant.ko)
+	local dir="$BUILDDIR/$1-mutant"
+	build_modules "$1-mutant" "$2" C=2 CMSTAT_MUTATIONS=y CMSTAT_BENCH= CMSTAT_TESTS=
+	cp "$dir/module/cmstat.ko" "$dir/cmstat_mutant.ko" 2>/dev/null
+	[ -e "$dir/kunit/cmstat_kunit.ko" ] &&
+		cp "$dir/kunit/cmstat_kunit.ko" "$dir/cmstat_kunit_mutant.ko"
 }
 
-# test_vm_prepare FLAVOUR: modules and initramfs for the FLAVOUR test kernel.
-# The debug kernel also gets the mutant modules of the mutation proof.
-test_vm_prepare() {
-	local flavour=$1 kdir
-	MUTANT_KOS=
-	rm -f "$LOGDIR/check-$flavour.log"*	# no report from an earlier run
+# modules_of NAME: the modules of the tree built as NAME, for a VM.
+modules_of() {
+	local t=$BUILDDIR/$1
+	ls "$t"/module/*.ko "$t"/samples/client/*.ko "$t"/tests/client/*.ko \
+		"$t"/bench/*.ko "$t"/kunit/*.ko "$BUILDDIR/$1-mutant"/*_mutant.ko 2>/dev/null
+}
+
+# test_kernel_vms FLAVOUR VMS: the test kernel FLAVOUR, our modules built
+# against it, and its checks shared out between VMS VMs, started.
+test_kernel_vms() {
+	local flavour=$1 nvms=$2 kdir i=0 checks kos
 	kdir=$(bash "$CMSTAT_ROOT/scripts/test-kernel.sh" "$flavour") ||
-		{ result "$flavour kernel: build test kernel" 0; return; }
+		{ ktap_result "$flavour kernel" 0 "scripts/test-kernel.sh $flavour failed"; return; }
 	build_modules "$flavour" "$kdir"
 	[ "$flavour" = debug ] && build_mutant "$flavour" "$kdir"
-	make_initramfs "$BUILDDIR/initramfs-$flavour.gz" \
-		"$CMSTAT_ROOT/scripts/guest/init" \
-		"$BUILDDIR/$flavour"/module/*.ko "$BUILDDIR/$flavour"/bench/*.ko \
-		"$BUILDDIR/$flavour"/samples/client/*.ko \
-		"$BUILDDIR/$flavour"/tests/client/*.ko "$BUILDDIR/$flavour"/kunit/*.ko \
-		$MUTANT_KOS
-	VMS+=("$flavour $kdir/arch/x86/boot/bzImage $BUILDDIR/initramfs-$flavour.gz $LOGDIR/check-$flavour.log $VM_TIMEOUT")
-}
-
-# stock_vm_prepare ABI: Debian's own kernel ABI, with the modules built
-# against its headers and the stock-init script.  Red zones on cmstat's
-# caches, so that alignment and usercopy are checked where they can fail.
-# The 6.12 VM also gets cmstat's test build, and its last two CPUs are
-# isolated nohz_full CPUs, for the quiet reader's check.
-stock_vm_prepare() {
-	local abi=$1 root args="slub_debug=Z,cmstat-*" deb=()
-	rm -f "$LOGDIR/check-stock-$abi.log"*
-	root=$(stock_kernel_dir "$abi")
-	MUTANT_KOS=
-	if [ "$abi" = "$(stock_abi 6.12)" ] && [ "$SMP" -ge 4 ]; then
-		build_mutant "stock-$abi" "/usr/src/linux-headers-$abi"
-		args="$args nohz_full=$((SMP - 2))-$((SMP - 1)) isolcpus=$((SMP - 2))-$((SMP - 1))"
-	fi
-	# The Debian packages' modules, built for this kernel by the packaging
-	# checks (scripts/deb-check.sh build), loaded by stock-init after the
-	# tree's own.
-	[ "$(cat "$BUILDDIR/deb-check/vm/abi" 2>/dev/null)" = "$abi" ] &&
-		deb=("$BUILDDIR"/deb-check/vm/deb-*.ko)
-	make_initramfs "$BUILDDIR/initramfs-stock-$abi.gz" \
-		"$CMSTAT_ROOT/scripts/guest/stock-init" \
-		"$BUILDDIR/stock-$abi"/module/*.ko \
-		"$BUILDDIR/stock-$abi"/samples/client/*.ko \
-		"$BUILDDIR/stock-$abi"/tests/client/*.ko $MUTANT_KOS "${deb[@]}"
-	VMS+=("stock-$abi $root/boot/vmlinuz-$abi $BUILDDIR/initramfs-stock-$abi.gz $LOGDIR/check-stock-$abi.log $STOCK_VM_TIMEOUT $args")
-}
-
-# arm64_vm_prepare: Debian's arm64 6.12 kernel, the same release as the
-# stock 6.12 VM's, on QEMU's arm64 "virt" board: cmstat, the sample client
-# and the test client cross-built against its headers, run by stock-init
-# as on x86.  There DMA is not coherent, and the test client's alignment
-# check can fail: it boots twice, as Debian ships it (small kmalloc()
-# buffers bounced through a swiotlb) and with swiotlb=noforce (no bounce
-# buffer: kmalloc()'s minimum alignment is a cache line).  Sets ARM64_ABI.
-arm64_vm_prepare() {
-	local dir kdir tree initrd args="slub_debug=Z,cmstat-*"
-	ARM64_ABI="$(stock_abi 6.12)" && ARM64_ABI=${ARM64_ABI%-amd64}-arm64
-	rm -f "$LOGDIR/check-stock-$ARM64_ABI"*.log*
-	dir=$(arm64_stock_dir "$ARM64_ABI")
-	kdir=$dir/usr/src/linux-headers-$ARM64_ABI
-	tree=$BUILDDIR/stock-$ARM64_ABI
-	build_modules "stock-$ARM64_ABI" "$kdir" ARCH=arm64 \
-		CROSS_COMPILE=aarch64-linux-gnu- CMSTAT_BENCH=
-	initrd=$BUILDDIR/initramfs-stock-$ARM64_ABI.gz
-	VM_BUSYBOX=$dir/busybox make_initramfs "$initrd" \
-		"$CMSTAT_ROOT/scripts/guest/stock-init" "$tree"/module/*.ko \
-		"$tree"/samples/client/*.ko "$tree"/tests/client/*.ko
-	VMS+=("stock-$ARM64_ABI $dir/boot/vmlinuz-$ARM64_ABI $initrd $LOGDIR/check-stock-$ARM64_ABI.log $STOCK_VM_TIMEOUT $args")
-	VMS+=("stock-$ARM64_ABI-noforce $dir/boot/vmlinuz-$ARM64_ABI $initrd $LOGDIR/check-stock-$ARM64_ABI-noforce.log $STOCK_VM_TIMEOUT $args swiotlb=noforce")
-}
-
-# boot_all: run every VM (run_vm boots once more a kernel that crashed
-# before loading cmstat); each QEMU status goes to LOG.rc.
-boot_all() {
-	local vm name kernel initrd log tmo args rc arch smp
-	for vm in "${VMS[@]}"; do
-		read -r name kernel initrd log tmo args <<<"$vm"
-		# The arm64 VMs check alignment and a driver's use, not
-		# concurrency: 2 vCPUs boot them faster.
-		arch=x86_64 smp=$SMP
-		case "$kernel" in *-arm64) arch=arm64 smp=2 ;; esac
-		log "booting $name with $smp vCPUs, console log: $log"
-		rc=0
-		VM_ARCH=$arch run_vm "$kernel" "$initrd" "$log" "$tmo" "$smp" "$args" \
-			${FILTER:+kunit.filter_glob=$FILTER} || rc=$?
-		echo "$rc" >"$log.rc"
+	mapfile -t kos < <(modules_of "$flavour")
+	# shellcheck disable=SC2046 # one word per check
+	share_checks "$flavour" "$nvms" $(checks_for "$flavour") |
+	while read -r checks; do
+		i=$((i + 1))
+		VM_CHECKS=$checks make_initramfs "$BUILDDIR/initramfs-$flavour-$i.gz" \
+			"$CMSTAT_ROOT/scripts/guest/init" "${kos[@]}"
+	done
+	for i in $(seq "$nvms"); do
+		vm_start "$flavour-$i" x86_64 "$kdir/arch/x86/boot/bzImage" \
+			"$BUILDDIR/initramfs-$flavour-$i.gz" "$SMP" "$VM_TIMEOUT"
+		TEST_VMS+=("$flavour-$i")
 	done
 }
 
-# test_vm_report FLAVOUR: parse and scan what the FLAVOUR test VM printed.
-test_vm_report() {
-	local flavour=$1 name="$1 kernel" log="$LOGDIR/check-$1.log" before=$failed
-	echo "console log: $log"
-	parse_section "$log" kunit "$name"
-	parse_section "$log" shell "$name"
-	parse_section "$log" kunit-debug "$name"
-	if [ "$flavour" = debug ] && [ -z "$FILTER" ]; then
-		for m in 0 1 2; do
-			parse_section "$log" "kunit-mutation-$m" "$name"
-		done
-	fi
-	scan_console "$log" "$name" "$(cat "$log.rc")"
-	grep -ho '# [a-z_]*: cpus=.*' "$log" | sed 's/^/  /'
-	if [ "$failed" -gt "$before" ]; then
-		cp "$log" "$LOGDIR/failed-$STAMP-$flavour.log"
-		echo "kept failing log: $LOGDIR/failed-$STAMP-$flavour.log"
-	fi
+# stock_vm NAME ARCH KERNEL SMP [CMDLINE...]: a stock kernel's VM, with the
+# modules built as NAME, started.  Red zones on cmstat's caches, so that
+# alignment and usercopy are checked where they can fail.
+stock_vm() {
+	local name=$1 arch=$2 kernel=$3 smp=$4 busybox='' kos
+	shift 4
+	[ "$arch" = arm64 ] && busybox=$(dirname "$(dirname "$kernel")")/busybox
+	mapfile -t kos < <(modules_of "${name%-noforce}")
+	VM_BUSYBOX=$busybox VM_CHECKS=$(checks_for stock "$arch") make_initramfs \
+		"$BUILDDIR/initramfs-$name.gz" "$CMSTAT_ROOT/scripts/guest/init" \
+		"${kos[@]}" "${DEB_KOS[@]}"
+	vm_start "$name" "$arch" "$kernel" "$BUILDDIR/initramfs-$name.gz" "$smp" \
+		"$STOCK_VM_TIMEOUT" "slub_debug=Z,cmstat-*" "$@"
+	TEST_VMS+=("$name")
 }
 
-# stock_vm_report ABI: every step ok and nothing on the console.
-stock_vm_report() {
-	local abi=$1 log="$LOGDIR/check-stock-$1.log" ok=1
-	tr -d '\r' <"$log" | grep -o 'cmstat-stock: .*' | sed 's/^/  /'
-	if grep -q 'cmstat-stock: FAIL' "$log" || ! grep -q cmstat-stock-done "$log" ||
-	   grep -qE "$CONSOLE_BAD" "$log"; then
-		ok=0
-		grep -E "$CONSOLE_BAD" "$log" | head -n 10
-		cp "$log" "$LOGDIR/failed-$STAMP-stock-$abi.log"
+# builds_and_vms: every build, each VM started once its modules are built,
+# the debug kernel's first: they take longest.  Prints the KTAP of the
+# builds.
+builds_and_vms() {
+	local abi61 abi612 arm64 dir nohz=
+	test_kernel_vms debug "$DEBUG_VMS"
+	[ "$KCSAN" = 1 ] && test_kernel_vms kcsan 1
+	abi61=$(stock_abi 6.1) abi612=$(stock_abi 6.12)
+	build_modules "stock-$abi61" "/usr/src/linux-headers-$abi61"
+	build_modules "stock-$abi612" "/usr/src/linux-headers-$abi612"
+	DEB_KOS=()
+	stock_vm "stock-$abi61" x86_64 \
+		"$(stock_kernel_dir "$abi61")/boot/vmlinuz-$abi61" "$SMP"
+
+	# arm64: DMA is not coherent there, and the test client's alignment
+	# check can fail.  Two boots: as Debian ships it (small kmalloc()
+	# buffers bounced through a swiotlb) and with swiotlb=noforce (no
+	# bounce buffer: kmalloc()'s minimum alignment is a cache line).  Two
+	# vCPUs: they check alignment and a driver's use, not concurrency.
+	arm64=${abi612%-amd64}-arm64
+	dir=$(arm64_stock_dir "$arm64")
+	build_modules "stock-$arm64" "$dir/usr/src/linux-headers-$arm64" ARCH=arm64 \
+		CROSS_COMPILE=aarch64-linux-gnu- CMSTAT_BENCH=
+	stock_vm "stock-$arm64" arm64 "$dir/boot/vmlinuz-$arm64" 2
+	stock_vm "stock-$arm64-noforce" arm64 "$dir/boot/vmlinuz-$arm64" 2 swiotlb=noforce
+
+	# The stock 6.12 VM also gets cmstat's test build and, with 4 vCPUs
+	# or more, two isolated nohz_full CPUs for the quiet reader's check,
+	# and the Debian packages' modules once the packaging checks built
+	# them for its kernel.
+	if [ "$SMP" -ge 4 ]; then
+		build_mutant "stock-$abi612" "/usr/src/linux-headers-$abi612"
+		nohz="nohz_full=$((SMP - 2))-$((SMP - 1)) isolcpus=$((SMP - 2))-$((SMP - 1))"
 	fi
-	result "stock $abi: load, workload, debugfs, sysfs, unload" "$ok" \
-		"QEMU status $(cat "$log.rc"); log $log"
+	wait "$PKG_PID"
+	echo $? >"$KTAPDIR/packaging.rc"
+	DEB_KOS=()
+	[ "$(cat "$BUILDDIR/deb-check/vm/abi" 2>/dev/null)" = "$abi612" ] &&
+		DEB_KOS=("$BUILDDIR"/deb-check/vm/deb-*.ko)
+	# shellcheck disable=SC2086 # the two arguments of $nohz
+	stock_vm "stock-$abi612" x86_64 \
+		"$(stock_kernel_dir "$abi612")/boot/vmlinuz-$abi612" "$SMP" $nohz
+	ktap_print
+}
+
+# report: every stage's document nested in one, parsed by kunit.py.
+report() {
+	local name counts p f c e
+	ktap_reset
+	for name in "${STAGES[@]}"; do
+		ktap_subtest "$name" "$KTAPDIR/$name.ktap" "$(cat "$KTAPDIR/$name.rc")"
+	done
+	ktap_print >"$LOGDIR/check.ktap"
+	python3 "$KSRC/tools/testing/kunit/kunit.py" parse "$LOGDIR/check.ktap" \
+		>"$LOGDIR/check.parsed" 2>&1
+	sed 's/\x1b\[[0-9;]*m//g; s/^\[[0-9:]*\] //' "$LOGDIR/check.parsed" |
+		grep -vE '^(# |\[PASSED\]|\[SKIPPED\])' | grep -v 'PASSED\] ==*$'
+	# The stress suites' figures, from the debug and KCSAN VMs.
+	grep -ho '# [a-z_]*: cpus=.*' "$LOGDIR"/check-*.log | sed 's/^/  /'
+	counts=$(grep -o 'Testing complete\. .*' "$LOGDIR/check.parsed" | tail -n 1)
+	echo "$counts"
+	p=$(sed -n 's/.*passed: \([0-9]*\).*/\1/p' <<<"$counts")
+	f=$(sed -n 's/.*failed: \([0-9]*\).*/\1/p' <<<"$counts")
+	c=$(sed -n 's/.*crashed: \([0-9]*\).*/\1/p' <<<"$counts")
+	e=$(sed -n 's/.*errors: \([0-9]*\).*/\1/p' <<<"$counts")
+	PASSED=${p:-0} FAILED=$((${f:-0} + ${c:-0} + ${e:-0}))
+	[ -n "$counts" ] || FAILED=$((FAILED + 1))
 }
 
 start=$(date +%s)
-mkdir -p "$LOGDIR" "$BUILDDIR"
+rm -rf "$KTAPDIR"
+mkdir -p "$LOGDIR" "$KTAPDIR"
 ensure_pkgs "${HOST_PKGS[@]}"
 KSRC=$(kernel_source)
 
-# The packaging checks take one core for some 50 s (15 without the Debian
-# packages).  The builds and lint below are serial, so the checks run
-# beside them on the other core, and are collected before any VM boots,
-# whose vCPUs they would slow, and before the stock VMs' initramfs, which
-# gets the packages' modules.  Everything they install is installed here,
-# first: two apt runs at once would fight over dpkg's lock.
+# The packaging checks run beside the builds.  Everything they install is
+# installed here, first: two apt runs at once would fight over dpkg's lock.
 ensure_pkgs "${DEB_PKGS[@]}" "${ARM64_PKGS[@]}"
-pkg_abi=$(stock_abi 6.12)	# installs the headers if need be
-pkg_log=$BUILDDIR/packaging.log
-JOBS=1 bash "$CMSTAT_ROOT/scripts/packaging.sh" "$pkg_abi" >"$pkg_log" 2>&1 &
-pkg_pid=$!
-trap 'kill "$pkg_pid" 2>/dev/null' EXIT
+JOBS=1 bash "$CMSTAT_ROOT/scripts/packaging.sh" "$(stock_abi 6.12)" \
+	>"$KTAPDIR/packaging.ktap" 2>"$KTAPDIR/packaging.log" &
+PKG_PID=$!
+trap 'kill "$PKG_PID" 2>/dev/null; kill "${VM_PIDS[@]}" 2>/dev/null' EXIT
 
-stock_abis=
-for series in 6.1 6.12; do
-	abi=$(stock_abi "$series")
-	stock_abis="$stock_abis $abi"
-	build_modules "stock-$abi" "/usr/src/linux-headers-$abi"
-done
-arm64_vm_prepare
-
-# What cmstat promises on a 32-bit kernel, at compile time against an
-# i386 kernel tree (configured, not built: cached, seconds once made).
-bash "$CMSTAT_ROOT/scripts/i386-check.sh" >"$BUILDDIR/i386.log" 2>&1
-count_gates i386 $? "$BUILDDIR/i386.log" "i386: scripts/i386-check.sh"
-
-# Style and static analysis, against the debug test kernel.
-bash "$CMSTAT_ROOT/scripts/lint.sh" "$KSRC" \
-	"$(bash "$CMSTAT_ROOT/scripts/test-kernel.sh" debug)" >"$BUILDDIR/lint.log" 2>&1
-count_gates lint $? "$BUILDDIR/lint.log" "lint: scripts/lint.sh"
-
-flavours=debug
-[ "$KCSAN" = 1 ] && flavours="debug kcsan"
-for flavour in $flavours; do
-	test_vm_prepare "$flavour"
-done
-
-pkg_wait=$(date +%s)
-wait "$pkg_pid"
-pkg_rc=$?
+TEST_VMS=()
+stage build builds_and_vms
+STAGES+=(packaging)
+stage i386 bash "$CMSTAT_ROOT/scripts/i386-check.sh"
+stage lint bash "$CMSTAT_ROOT/scripts/lint.sh" "$KSRC" \
+	"$(bash "$CMSTAT_ROOT/scripts/test-kernel.sh" debug)"
+# The instruction budgets: one more, short VM, of the stock 6.12 kernel,
+# with the modules built against its headers.
+stage budget env LOGDIR="$LOGDIR" bash "$CMSTAT_ROOT/scripts/budget.sh" \
+	"$BUILDDIR/stock-$(stock_abi 6.12)"
+vm_wait_all
 trap - EXIT
-count_gates packaging "$pkg_rc" "$pkg_log" "packaging: scripts/packaging.sh"
-echo "packaging checks: make check waited $(($(date +%s) - pkg_wait)) s for them"
-
-for abi in $stock_abis; do
-	stock_vm_prepare "$abi"
+for vm in "${TEST_VMS[@]}"; do
+	stage "vm $vm" vm_report "$vm"
+	grep -q '^not ok' "$KTAPDIR/vm $vm.ktap" &&
+		cp "$LOGDIR/check-$vm.log" "$LOGDIR/failed-$STAMP-$vm.log"
 done
-
-boot_all
-# The instruction budgets (scripts/budget.sh): one more, short VM, of the
-# stock 6.12 kernel with the modules built against its headers above.
-LOGDIR=$LOGDIR bash "$CMSTAT_ROOT/scripts/budget.sh" "$BUILDDIR/stock-$(stock_abi 6.12)" \
-	>"$BUILDDIR/budget.log" 2>&1
-count_gates budget $? "$BUILDDIR/budget.log" "budget: scripts/budget.sh"
-for flavour in $flavours; do
-	test_vm_report "$flavour"
-done
-for abi in $stock_abis "$ARM64_ABI" "$ARM64_ABI-noforce"; do
-	stock_vm_report "$abi"
-done
-
-# The Debian packages' modules in the stock VM of their kernel, its
+record_durations debug "$LOGDIR"/check-debug-*.log.ktap
+# The Debian packages' modules in the stock VM of their kernel: its
 # Prometheus text, and the exporter on a copy of its debugfs files.
-GATE_PREFIX="packaging: deb" bash "$CMSTAT_ROOT/scripts/deb-check.sh" report \
-	"$LOGDIR/check-stock-$pkg_abi.log" >"$BUILDDIR/deb-report.log" 2>&1
-count_gates packaging $? "$BUILDDIR/deb-report.log" "packaging: scripts/deb-check.sh report"
+stage deb-report bash "$CMSTAT_ROOT/scripts/deb-check.sh" report \
+	"$LOGDIR/check-stock-$(stock_abi 6.12).log"
 
+report
 echo "make check took $(($(date +%s) - start)) s"
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]
+echo "$PASSED passed, $FAILED failed"
+[ "$FAILED" -eq 0 ] && [ "$PASSED" -gt 0 ]

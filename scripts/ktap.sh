@@ -3,6 +3,7 @@
 # KTAP, the one way every cmstat script reports a result (the format of
 # Documentation/dev-tools/ktap.rst, which the kernel's KUnit prints and
 # kunit.py parses).  Sourced by the host scripts after lib.sh.
+# shellcheck disable=SC2016 # awk programs, in single quotes
 #
 # A script collects its results with ktap_result and ktap_subtest, and
 # prints them as one document with ktap_print: the plan comes first, so
@@ -10,9 +11,13 @@
 # script prints meanwhile for people (build logs, progress) goes to stderr
 # or to its log, never between the KTAP lines.
 
-KTAP_LINES=()
-KTAP_COUNT=0
-KTAP_FAILED=0
+# ktap_reset: start a new document (a subshell inherits its parent's).
+ktap_reset() {
+	KTAP_LINES=()
+	KTAP_COUNT=0
+	KTAP_FAILED=0
+}
+ktap_reset
 
 # ktap_diag TEXT...: a diagnostic line, printed before the next result.
 ktap_diag() {
@@ -54,7 +59,8 @@ ktap_check() {
 # body of one document: the top-level results renumbered, everything else
 # indented by 4 spaces, and lines that are not KTAP made diagnostics.
 # Prints "ok" or "not ok" as the first line (not ok: no result, or a
-# failure at any level), then the body.
+# failure at any level) and the number of top-level results as the first
+# line, then the body.
 KTAP_AWK='
 	function out(s) { body[++nb] = s }
 	{ sub(/\r$/, "") }
@@ -75,29 +81,27 @@ KTAP_AWK='
 	}
 	{ out("    # " $0) }
 	END {
-		print (n > 0 && bad == 0) ? "ok" : "not ok"
-		print "    1.." n + 0
+		print ((n > 0 && bad == 0) ? "ok" : "not ok"), n + 0
 		for (i = 1; i <= nb; i++)
 			print body[i]
 	}'
 
 # ktap_subtest NAME FILE [STATUS]: the KTAP document(s) in FILE as one
 # subtest NAME of this document.  It passes if FILE holds at least one
-# result, none of them, at any level, failed, and STATUS (the producer's
-# exit status, default 0) is 0.
+# result and none of them, at any level, failed.  A non-zero STATUS (the
+# producer's exit status) adds a failed result of its own: kunit.py counts
+# only the innermost results, so every failure must be one.
 ktap_subtest() {
-	local name=$1 file=$2 status=${3:-0} verdict line first=1
+	local name=$1 file=$2 status=${3:-0} verdict count body
 	KTAP_COUNT=$((KTAP_COUNT + 1))
-	KTAP_LINES+=("    KTAP version 1" "    # Subtest: $name")
-	while IFS= read -r line; do
-		if [ "$first" = 1 ]; then
-			verdict=$line first=0
-			continue
-		fi
-		KTAP_LINES+=("$line")
-	done < <(tr -d '\r' <"$file" 2>/dev/null | awk "$KTAP_AWK")
+	body=$(tr -d '\r' <"$file" 2>/dev/null | awk "$KTAP_AWK")
+	read -r verdict count <<<"${body%%$'\n'*}"
+	verdict=${verdict/not/not ok}
+	[ "$status" = 0 ] || count=$((count + 1))
+	KTAP_LINES+=("    KTAP version 1" "    # Subtest: $name" "    1..$count")
+	[ "$body" = "${body#*$'\n'}" ] || KTAP_LINES+=("${body#*$'\n'}")
 	if [ "$status" != 0 ]; then
-		KTAP_LINES+=("    # $name: exit status $status")
+		KTAP_LINES+=("    not ok $count exit-status # $status")
 		verdict="not ok"
 	fi
 	[ "$verdict" = ok ] || KTAP_FAILED=$((KTAP_FAILED + 1))

@@ -2,6 +2,7 @@
 #
 # Shared helpers for the cmstat scripts: paths, logging, package installs,
 # the kernel source tree and the stock Debian kernels.  Sourced, not run.
+# shellcheck disable=SC2034 # its variables are for the scripts sourcing it
 
 CMSTAT_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 CMSTAT_CACHE=${CMSTAT_CACHE:-$HOME/.cache/cmstat}
@@ -41,7 +42,7 @@ ensure_pkgs() {
 
 # Packages every build or VM run needs.
 HOST_PKGS=(make gcc bc flex bison libelf-dev libssl-dev cpio xz-utils kmod
-	perl python3 qemu-system-x86 busybox-static sparse linux-source-6.12)
+	perl python3 qemu-system-x86 busybox-static sparse shellcheck linux-source-6.12)
 
 # What building and checking the Debian packages needs (scripts/deb.sh,
 # scripts/deb-check.sh): systemd for systemd-analyze, prometheus for
@@ -133,10 +134,11 @@ arm64_stock_dir() {
 			download_deb "$dir/deb" "$pkg" $opts || die "cannot download $pkg:arm64"
 		done
 		# The image's modules are not needed: only boot/.
-		dpkg-deb --fsys-tarfile "$dir"/deb/linux-image-*.deb | tar -x -C "$dir" ./boot &&
+		if ! { dpkg-deb --fsys-tarfile "$dir"/deb/linux-image-*.deb | tar -x -C "$dir" ./boot &&
 			dpkg-deb -x "$dir"/deb/linux-headers-*.deb "$dir" &&
-			dpkg-deb -x "$dir"/deb/busybox-static_*.deb "$dir/bb" ||
+			dpkg-deb -x "$dir"/deb/busybox-static_*.deb "$dir/bb"; }; then
 			die "cannot unpack the arm64 packages"
+		fi
 		mv "$dir/bb/bin/busybox" "$dir/busybox"
 		ln -s "/usr/src/linux-headers-$ver-common" "$dir/usr/src/"
 		ln -s "/usr/lib/linux-kbuild-$ver" "$dir/usr/lib/"

@@ -33,3 +33,26 @@ finish() {
 		rc=hang
 	fi
 }
+
+# user_filter: the KUnit filter make check's FILTER= put on the kernel
+# command line, if any.
+user_filter() {
+	sed -n 's/.*kunit\.filter_glob=\([^ ]*\).*/\1/p' /proc/cmdline
+}
+
+# kunit_run GLOB FILE [PARAM...]: load the KUnit module /lib/cmstat/FILE.ko
+# and unload it once its suites have run; only the cases GLOB matches,
+# unless FILTER= chose them for make check.  The results are the KTAP the
+# module prints.  A mutant build, FILE_mutant.ko, keeps its module name.
+kunit_run() {
+	g=/sys/module/kunit/parameters/filter_glob
+	# printf, not echo: a charp parameter keeps the newline.
+	[ -n "$(user_filter)" ] || printf %s "$1" > $g
+	shift
+	f=$1
+	shift
+	insmod "/lib/cmstat/$f.ko" "$@" && rmmod "${f%_mutant}"
+	rc=$?
+	[ -n "$(user_filter)" ] || printf %s '*.*' > $g
+	return $rc
+}

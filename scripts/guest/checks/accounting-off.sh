@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# kernels: debug
 # With accounting=0 the allocator still allocates and the numbers stay 0.
 rmmod cmstat || exit 1
 insmod /lib/cmstat/cmstat.ko accounting=0 || exit 1

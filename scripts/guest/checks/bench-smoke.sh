@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# kernels: debug
 # cmstat_bench, with few iterations, runs every case of every group and
 # unloads cleanly (make bench runs it for real; here the debug kernel
 # watches it).  Expected sample lines: writer 9 cases x 2, reader 7,

@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# kernels: debug
 # With accounting=0 cmstat cannot tell whether a heap still holds objects:
 # destroying one must keep the heap for the frees its handle may still do.
 # With debug_free=1 a wrong free through that handle is reported with the

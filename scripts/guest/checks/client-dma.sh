@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# kernels: debug stock
 # A client asks for DMA memory: cmstat's class caches are not DMA caches,
 # so GFP_DMA and GFP_DMA32 up to the largest class, and GFP_DMA32 at any
 # size, are refused (NULL, counted in failed_allocs, one message naming

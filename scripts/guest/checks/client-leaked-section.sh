@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# kernels: debug
 # A driver opens a writer section on a CPU and never closes it: the thread
 # that opened it ends, leaving that CPU's task-context counter odd.
 # 1. A reader that meets it waits section_timeout (5 s), reports it, finds

@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# kernels: debug
 # A driver that frees with the wrong size, or into the wrong heap: the
 # memory goes back where it came from (KASAN and the console scan would
 # see anything else), the statistics go wrong, and cmstat says so once per
@@ -7,7 +8,7 @@ insmod /lib/cmstat/cmstat_client_test.ko || exit 1
 d=/sys/kernel/debug/cmstat_client_test
 dmesg -c > /dev/null
 fail=0
-for round in 1 2; do
+for _ in 1 2; do
 	for cmd in wrong_size wrong_heap; do
 		echo "$cmd" > $d/misuse || { echo "misuse $cmd failed"; fail=1; }
 	done

@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# kernels: debug stock
 # A driver holds a writer section open on CPU 1 (it sleeps in it), longer
 # than any wait here: section_timeout is raised so that cmstat does not
 # close it.  One reader waits for it, as it must.  Behind that reader:
@@ -53,6 +54,7 @@ for what in "cat $c/heap_names" "cat /sys/kernel/cmstat/all/live_bytes" \
 	"taskset -c 0 sh -c 'echo create > $d/misuse'"; do
 	eval "$what" > /dev/null &
 	finish $!
+	# shellcheck disable=SC2154 # rc: finish's verdict (check-lib.sh)
 	if [ "$rc" = 0 ]; then
 		echo "answered while the section was held: $what"
 	else

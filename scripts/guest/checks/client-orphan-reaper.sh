@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# kernels: debug
 # A driver destroys a heap that still holds objects and keeps them.
 # cmstat's reaper takes a snapshot 1, 2, 4 and 8 s later, to release the
 # orphan if they were freed, and then stops: a leak that lasts costs no

@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# kernels: debug
 # A driver destroys a heap that still holds objects, then frees them
 # through the old handle: cmstat stays loaded (one more reference on it)
 # while they are allocated, and lets go once the last one is freed.

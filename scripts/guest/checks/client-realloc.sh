@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# kernels: debug
 # cmstat_realloc() as a driver uses krealloc(): in place within a class,
 # moved across classes and to and from large sizes, to 0 and from NULL,
 # the contents kept and the statistics back where they were after the

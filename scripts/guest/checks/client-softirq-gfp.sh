@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
-# cmstat-stock-only: GFP_KERNEL from a softirq makes CONFIG_DEBUG_ATOMIC_SLEEP (the debug kernel) print a BUG
+# kernels: stock
+# Not on the test kernels: GFP_KERNEL from a softirq makes CONFIG_DEBUG_ATOMIC_SLEEP (the debug kernel) print a BUG
 # A client allocates with GFP_KERNEL from a softirq that runs nested in a
 # task section on the same CPU: a bug the stock kernel stays silent about.
 # cmstat must account it in softirq context: the task section's sequence
@@ -10,7 +11,7 @@ insmod /lib/cmstat/cmstat_client_test.ko || exit 1
 d=/sys/kernel/debug/cmstat_client_test
 dmesg -c > /dev/null
 fail=0
-for round in 1 2; do
+for _ in 1 2; do
 	out=$(cat $d/softirq) || { echo "reading softirq failed"; fail=1; break; }
 	echo "$out"
 	echo "$out" | grep -q 'nested in the task section: yes, in softirq context: yes, allocated: yes' ||

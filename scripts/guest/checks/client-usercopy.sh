@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# kernels: debug stock
 # A driver's write() and read() handlers on cmstat objects: the test client
 # copies each write into a new cmstat_alloc() buffer with copy_from_user()
 # and reads it back with copy_to_user(), for sizes in small, medium and

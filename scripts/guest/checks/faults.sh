@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-# cmstat-kcsan: run on the KCSAN kernel too
+# kernels: debug kcsan
 # failslab and fail_page_alloc fail 10% of the sample client's allocations
 # (its worker kthreads only: task-filter) while the last CPU goes offline
 # and online from the shell; afterwards the heap's statistics equal the

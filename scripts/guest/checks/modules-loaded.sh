@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# kernels: debug
 # cmstat.ko is loaded, with accounting on and debug_free off by default.
 grep -q '^cmstat ' /proc/modules || { echo "cmstat not loaded"; exit 1; }
 p=/sys/module/cmstat/parameters

@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# kernels: debug
 # epoch takes "1" and nothing else; no other file takes any write.
 d=/sys/kernel/cmstat/all
 e=/sys/kernel/cmstat/epoch

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-# cmstat-kcsan: run on the KCSAN kernel too
+# kernels: debug kcsan
 # During an allocation workload over 4 heaps, 5 readers at once take
 # snapshots: 4 read debugfs stats files (everything at one cut, and a
 # heap's), checked by the viewer's --check, which also sums the heaps to
@@ -29,8 +29,10 @@ FIELDS="live_bytes alloc_bytes free_bytes live_objects mallocs frees
 	live_requested_bytes requested_alloc_bytes requested_free_bytes
 	large_live_bytes large_alloc_bytes large_free_bytes large_live_objects
 	large_mallocs large_frees"
+# shellcheck disable=SC2154 # each field is read into a variable of its name
 sysfs_check() {
 	for f in $FIELDS; do
+		# shellcheck disable=SC2229 # into the variable named by $f
 		read -r "$f" < "$1/$f"
 	done
 	[ $((alloc_bytes - free_bytes)) = "$live_bytes" ] &&

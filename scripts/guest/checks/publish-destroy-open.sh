@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# kernels: debug
 # Files held open while their heap is destroyed: the debugfs one goes on
 # showing the cut it was opened with, the heap as it was then (it holds
 # the heap's id, not the heap); the sysfs one fails its next read.  The

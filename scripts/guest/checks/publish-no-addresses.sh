@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# kernels: debug
 # No file shows anything that looks like a kernel address: hex words, or
 # a 20-digit decimal (where a kernel address printed in decimal would lie).
 insmod /lib/cmstat/cmstat_demo.ko objects=500 || exit 1

@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# kernels: debug
 # Every file is root-only (0400, epoch 0600), and user nobody reads none.
 insmod /lib/cmstat/cmstat_demo.ko objects=100 || exit 1
 dirs="/sys/kernel/cmstat /sys/kernel/debug/cmstat"

@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
-# cmstat-stock-only: the debug kernels keep their CPUs too busy to be idle
+# kernels: stock
+# Not on the test kernels: the debug kernels keep their CPUs too busy to be idle
 # A reader on CPU 0 takes 2000 snapshots (writes to the sysfs epoch) while
 # the other CPUs are idle, and, where the kernel has nohz_full CPUs (the
 # stock 6.12 VM boots with some), one of them runs a user-space busy loop.
@@ -12,7 +13,7 @@
 N=2000
 ncpus=$(grep -c ^processor /proc/cpuinfo)
 [ "$ncpus" -ge 2 ] || { echo "needs 2 CPUs"; exit 1; }
-[ -e /lib/cmstat/cmstat_mutant.ko ] || { echo "no test build of cmstat"; exit 1; }
+[ -e /lib/cmstat/cmstat_mutant.ko ] || { echo "no test build of cmstat here"; exit 4; }
 busy=
 if [ -s /sys/devices/system/cpu/nohz_full ]; then
 	# The last nohz_full CPU, e.g. "2-3" or "3".

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-# cmstat-kcsan: run on the KCSAN kernel too
+# kernels: debug kcsan
 # 10 load/unload cycles of cmstat and the sample client with a workload
 # and a checked snapshot in each; the teardown's kmemleak scan and the
 # console scan then find nothing.  On the debug kernel every kobject's

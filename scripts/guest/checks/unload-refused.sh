@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# kernels: debug
 # While a client module is loaded, cmstat cannot be unloaded: the client's
 # use of cmstat's exported symbols holds a module reference.
 insmod /lib/cmstat/cmstat_demo.ko objects=200 || exit 1

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-# cmstat-kcsan: run on the KCSAN kernel too
+# kernels: debug kcsan
 # While 4 heaps allocate and free, and one of them has been destroyed with
 # objects left (an orphan), the viewer's table rows and the JSON's heaps,
 # orphans and destroyed heaps sum to their "all", key by key (and in the
@@ -52,10 +52,12 @@ json_sums() {
 
 while [ $n -lt 10 ]; do
 	n=$((n + 1))
+	# shellcheck disable=SC2046 # the sums, one word each
 	set -- $(cmstat | table_sums)
 	[ "$1" -ge 5 ] && [ "$2" = 0 ] ||
 		{ echo "table $n: $1 rows, $2 columns off"; fail=1; }
 	tparts=$1
+	# shellcheck disable=SC2046 # the sums, one word each
 	set -- $(cmstat --json | json_sums)
 	[ "$1" -ge 6 ] && [ "$2" = 0 ] && [ "$3" = 1 ] ||
 		{ echo "json $n: $1 objects, $2 values off, $3 epochs"; fail=1; }

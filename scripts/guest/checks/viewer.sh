@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# kernels: debug
 # The viewer's table, JSON, Prometheus and live modes; its message when the
 # module is not loaded; --check refuses input with no snapshot in it.
 insmod /lib/cmstat/cmstat_demo.ko objects=500 workers=1 || exit 1

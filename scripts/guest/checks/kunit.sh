@@ -1,0 +1,11 @@
+# SPDX-License-Identifier: GPL-2.0
+# kernels: debug kcsan
+# timeout: 1500
+# The KUnit suites of cmstat_kunit.ko (smoke, counters and their stress,
+# the allocator and its stress), each printing its own KTAP.  KCSAN slows
+# the stress more than it gains from it past 1000 snapshots (the module's
+# default is 2000).
+. /etc/cmstat-check.sh
+args=
+[ -e /sys/kernel/debug/kcsan ] && args=stress_snapshots=1000
+kunit_run '*.*' cmstat_kunit expect_cpus="$SMP" $args

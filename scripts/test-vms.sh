@@ -1,0 +1,162 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# The test VMs of make check: which checks each runs, the VMs running side
+# by side, and each VM's KTAP document.  Sourced by check.sh after lib.sh,
+# vm.sh and ktap.sh.
+# shellcheck disable=SC2016 # awk programs, in single quotes
+#
+# A check is one file in scripts/guest/checks/.  Its header says where it
+# runs, as tags of the kernels ("# kernels: debug stock"): debug and kcsan
+# are the test kernels, stock every Debian kernel (arm64 too).  "# last:
+# why" runs it after the others; "# timeout: seconds" overrides the
+# runner's (scripts/guest/init).
+
+CHECKS_DIR=$CMSTAT_ROOT/scripts/guest/checks
+# How long each check took on each kernel in the last run, to share the
+# debug kernel's checks out evenly between its VMs.
+DURATIONS=$CMSTAT_CACHE/durations
+
+# checks_for TAG...: the names of the checks for a kernel with these tags,
+# by name, those with a "# last:" header at the end.
+checks_for() {
+	local f tags last=() first=()
+	for f in "$CHECKS_DIR"/*.sh; do
+		tags=" $(sed -n 's/^# kernels: //p' "$f") "
+		for t in "$@"; do
+			case "$tags" in *" $t "*) ;; *) continue ;; esac
+			if grep -q '^# last: ' "$f"; then
+				last+=("$(basename "$f" .sh)")
+			else
+				first+=("$(basename "$f" .sh)")
+			fi
+			break
+		done
+	done
+	echo "${first[@]}" "${last[@]}"
+}
+
+# share_checks KERNEL N CHECK...: N lines, the checks shared out between N
+# VMs, longest first to the least loaded (a check without a time from the
+# last run counts 20 s).
+share_checks() {
+	local kernel=$1 n=$2
+	shift 2
+	printf '%s\n' "$@" | awk -v n="$n" -v times="$DURATIONS/$kernel" '
+		BEGIN { while ((getline l < times) > 0) { split(l, f); t[f[1]] = f[2] } }
+		{ print (($1 in t) ? t[$1] : 20), $1 }' | sort -k1,1nr -k2 |
+	awk -v n="$n" '
+		{
+			best = 1
+			for (i = 2; i <= n; i++)
+				if (load[i] < load[best]) best = i
+			load[best] += $1
+			vm[best] = vm[best] " " $2
+		}
+		END { for (i = 1; i <= n; i++) print vm[i] }'
+}
+
+# record_durations KERNEL LOG...: keep the checks' times of these runs.
+record_durations() {
+	local kernel=$1
+	shift
+	mkdir -p "$DURATIONS"
+	cat "$@" 2>/dev/null | sed -n 's/^# \([a-z0-9-]*\): took \([0-9]*\) s$/\1 \2/p' |
+		sort -u -k1,1 >"$DURATIONS/$kernel.new" &&
+		mv "$DURATIONS/$kernel.new" "$DURATIONS/$kernel"
+}
+
+# VMs run side by side, at most VM_JOBS at once: most of a test VM's time
+# is spent waiting (each rmmod of the debug kernel waits for its delayed
+# kobject releases), so more VMs than host cores keep the cores busy.
+VM_JOBS=${VM_JOBS:-4}
+VM_PIDS=()
+
+# vm_wait_slot: until fewer than VM_JOBS VMs run.
+vm_wait_slot() {
+	local pid alive
+	while :; do
+		alive=()
+		for pid in "${VM_PIDS[@]}"; do
+			kill -0 "$pid" 2>/dev/null && alive+=("$pid")
+		done
+		VM_PIDS=("${alive[@]}")
+		[ "${#VM_PIDS[@]}" -lt "$VM_JOBS" ] && return
+		sleep 1
+	done
+}
+
+# vm_start NAME ARCH KERNEL INITRD SMP TIMEOUT [CMDLINE...]: boot a test VM
+# in the background, its console in $LOGDIR/check-NAME.log and QEMU's
+# status in that .rc.
+vm_start() {
+	local name=$1 arch=$2 kernel=$3 initrd=$4 smp=$5 tmo=$6 log
+	shift 6
+	log=$LOGDIR/check-$name.log
+	rm -f "$log"*
+	vm_wait_slot
+	log "booting $name with $smp vCPUs, console log: $log"
+	(
+		rc=0
+		VM_ARCH=$arch run_vm "$kernel" "$initrd" "$log" "$tmo" "$smp" "$@" \
+			${FILTER:+kunit.filter_glob=$FILTER} || rc=$?
+		echo "$rc" >"$log.rc"
+	) &
+	VM_PIDS+=($!)
+}
+
+# vm_wait_all: until every VM has ended.
+vm_wait_all() {
+	local pid
+	for pid in "${VM_PIDS[@]}"; do
+		wait "$pid"
+	done
+	VM_PIDS=()
+}
+
+# What the kernel says when something went wrong.
+CONSOLE_BAD='WARNING:|BUG:|KASAN:|kmemleak-report:|Oops|Kernel panic|general protection|UBSAN:|possible recursive locking|possible circular locking|inconsistent lock state|lock held when returning|blocked for more than|rcu_.*stall|Call [Tt]race:|cmstat-error:'
+
+# KCSAN reports, one per block from "BUG: KCSAN:" to the "=====" line.  A
+# report is ours when the top frame of either racing access (the line after
+# "read/write ... to 0x...") is in a cmstat module: a stack that merely
+# passes through our code, because an interrupt hit it, is not.  Prints the
+# log with foreign reports cut out, and their count last, alone on a line.
+KCSAN_AWK='
+	{ sub(/\r$/, "") }
+	/BUG: KCSAN:/ { blk = $0 "\n"; inb = 1; ours = 0; top = 0; next }
+	inb {
+		blk = blk $0 "\n"
+		if (top && $0 ~ /\[cmstat/) ours = 1
+		top = ($0 ~ /(read|write).* to 0x/)
+		if ($0 ~ /\] ==========/) {
+			inb = 0
+			if (ours) printf "%s", blk; else foreign++
+		}
+		next
+	}
+	{ print }
+	END { print foreign + 0 }'
+
+# vm_report NAME: the KTAP document of the VM NAME: what its runner and
+# the KUnit modules printed, then whether the console is clean (nothing
+# the kernel reported; on the KCSAN kernel, no report of a race in
+# cmstat's code) and whether the VM ended by itself.
+vm_report() (
+	local name=$1 log=$LOGDIR/check-$1.log rc bad foreign scan
+	ktap_reset
+	rc=$(cat "$log.rc" 2>/dev/null || echo lost)
+	vm_attachment "$log" run >"$log.ktap"
+	ktap_subtest run "$log.ktap"
+	scan=$(awk "$KCSAN_AWK" "$log")
+	foreign=$(tail -n 1 <<<"$scan")
+	bad=$(head -n -1 <<<"$scan" | grep -E "$CONSOLE_BAD" | head -n 40)
+	[ -z "$bad" ] || ktap_diag "$bad"
+	ktap_result console-clean "$([ -z "$bad" ] && echo 1)" \
+		"$foreign KCSAN reports outside cmstat; log $log"
+	if [ "$rc" = 124 ]; then
+		ktap_result ended 0 "timed out: hang"
+	else
+		ktap_check ended "QEMU status $rc" grep -q cmstat-run-end "$log"
+	fi
+	ktap_print
+)
