@@ -1,35 +1,30 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# shellcheck source-path=SCRIPTDIR
 #
-# kernel.sh [-n] FLAVOUR: the one kernel builder.  Builds the kernel
-# FLAVOUR out of tree (O=) from Debian's linux-source-6.12, or finds it in
-# the cache, and prints its build directory on stdout (the log goes to
-# stderr).  With -n it only prints what it would do ("index hit DIR",
-# "reuse DIR", "adopt DIR" or "build DIR") and changes nothing.
+# kernel.sh [-n] FLAVOUR: the one kernel builder.  Builds FLAVOUR out of
+# tree from Debian's linux-source-6.12, or finds it in the cache, and
+# prints its build directory (logs go to stderr).  -n prints only what it
+# would do: "index hit DIR", "reuse DIR", "adopt DIR" or "build DIR".
 #
-# The flavours, each "make tinyconfig" plus fragments:
-#   NAME (debug, kcsan, any kunit/NAME.config): a test kernel,
+# Flavours, "make tinyconfig" plus fragments:
+#   NAME    a test kernel (debug, kcsan, any kunit/NAME.config):
 #           kunit/base.config + kunit/NAME.config; bzImage and modules
 #   peers   bench/peers.config (make bench-peers); bzImage and modules
-#   peers-nostats  the same + bench/peers-nostats.config (no SLUB_STATS),
-#           started from a copy of the peers kernel's build: kbuild then
-#           recompiles only what depends on SLUB_STATS, not the whole kernel
+#   peers-nostats  + bench/peers-nostats.config; built from a copy of the
+#           peers build, so kbuild recompiles only what SLUB_STATS touches
 #   i386    ARCH=i386, tests/i386/kernel.config; modules_prepare only
+# Every option the fragments ask for (the last to name it) must survive
+# olddefconfig.
 #
-# A kernel is keyed by its configuration: it lives in
-# $CMSTAT_CACHE/kernel/FLAVOUR-SOURCEVERSION-KEY, KEY a hash of the .config
-# that tinyconfig, merge_config.sh and olddefconfig make (it names the
-# compiler and linker), the source version, the arch, the make targets and
-# BUILDER_REV.  Any finished kernel there with a byte-identical .config,
-# built alike, is used as it is, whatever its name.  Every option the
-# fragments ask for (the last one to name it) must survive olddefconfig.
-#
-# So that a cached run makes no configuration, the index
-# ($CMSTAT_CACHE/kernel/index) remembers the directory for each set of
-# inputs: the fragments, the compiler's and linker's versions, the source
-# version, the arch, the targets and BUILDER_REV.  On an index miss the
-# .config is made in a scratch directory (seconds) and hashed.
+# Keyed by configuration: FLAVOUR-SOURCEVERSION-KEY in $CMSTAT_CACHE/kernel,
+# KEY a hash of the .config made (it names the compiler and linker), the
+# source version, the arch, the targets and BUILDER_REV; any finished
+# kernel there with a byte-identical .config, built alike, is used as it
+# is.  The index file there maps the inputs (fragments, gcc and ld
+# versions, source version, arch, targets, BUILDER_REV) to the directory,
+# so a cached run makes no .config; a miss makes one in a scratch
+# directory (seconds).
+# shellcheck source-path=SCRIPTDIR
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -58,6 +53,7 @@ ver=$(basename "$src")
 cache=$CMSTAT_CACHE/kernel
 index=$cache/index
 how="builder $BUILDER_REV source $ver arch $arch targets ${targets[*]}"
+kmake=(make -C "$src" ARCH="$arch")
 inputs=$({ echo "$how"; cat "${frags[@]}"; gcc --version; ld --version; } |
 	sha256sum | cut -c1-16)
 
@@ -76,12 +72,6 @@ use() {
 
 hit=$(awk -v k="$inputs" '$1 == k { d = $2 } END { print d }' "$index" 2>/dev/null) || true
 [ -n "$hit" ] && [ -e "$cache/$hit/.done" ] && use "$cache/$hit" "index hit"
-
-kmake() {
-	local dir=$1
-	shift
-	make -C "$src" O="$dir" ARCH="$arch" "$@"
-}
 
 # check_options CONFIG: every option asked for survived olddefconfig.
 check_options() {
@@ -112,9 +102,9 @@ built_as() {
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 {
-	kmake "$scratch" tinyconfig &&
+	"${kmake[@]}" O="$scratch" tinyconfig &&
 	"$src/scripts/kconfig/merge_config.sh" -m -O "$scratch" "$scratch/.config" "${frags[@]}" &&
-	kmake "$scratch" olddefconfig &&
+	"${kmake[@]}" O="$scratch" olddefconfig &&
 	check_options "$scratch/.config"
 } >"$scratch/config.log" 2>&1 || {
 	tail -n 20 "$scratch/config.log" >&2
@@ -146,9 +136,9 @@ if [ -n "$seed" ]; then
 fi
 cp "$scratch/.config" "$out/.config"
 {
-	kmake "$out" olddefconfig &&
+	"${kmake[@]}" O="$out" olddefconfig &&
 	cmp "$scratch/.config" "$out/.config" &&
-	kmake "$out" -j"$JOBS" "${targets[@]}"
+	"${kmake[@]}" O="$out" -j"$JOBS" "${targets[@]}"
 } >"$out/build.log" 2>&1 || {
 	tail -n 30 "$out/build.log" >&2
 	die "the $flavour kernel did not build, log in $out/build.log"
