@@ -26,7 +26,7 @@
 #                     READER_CPUS="1 2 4 8 16", BOOT_ARGS=...)
 #   make bench-peers  cmstat's accounting against allocation profiling and
 #                     SLUB_STATS, in a kernel built with them and cached
-#                     (scripts/peers-kernel.sh); RUNS=N, PEERS_CPUS="1 4"
+#                     (scripts/kernel.sh peers); RUNS=N, PEERS_CPUS="1 4"
 #
 # Knobs for check: SMP=N (vCPUs, default 4), FILTER=glob (KUnit suite.case),
 # KCSAN=0 (skip the KCSAN kernel), DEBUG_VMS=N (VMs sharing the debug

@@ -4,9 +4,10 @@
 # bench-peers.sh ("make bench-peers"): cmstat's accounting against its
 # peers' in one run, by one method.  Allocation profiling and SLUB
 # statistics are not in Debian's stock kernel, so this boots the peers
-# kernel (scripts/peers-kernel.sh: tinyconfig plus bench/peers.config,
-# built once and cached), with one vCPU, in the instruction-counting mode
-# of make bench (QEMU -icount shift=0: one guest ns is one instruction):
+# kernels (scripts/kernel.sh peers: tinyconfig plus bench/peers.config,
+# and peers-nostats, the same without SLUB_STATS; built once and cached),
+# with one vCPU, in the instruction-counting mode of make bench (QEMU
+# -icount shift=0: one guest ns is one instruction):
 #
 # - the allocator group of cmstat_bench, alloc + free pairs per size:
 #   kmalloc(), a kmem_cache and cmstat, with cmstat's accounting on and
@@ -29,6 +30,7 @@
 # the read VMs; empty: none), BOOT_ARGS="..." (added to the guest kernel's
 # command line), LOGDIR=dir (console logs and the raw samples, default
 # ./logs), CMSTAT_CACHE=dir (where the kernel is cached).
+# shellcheck source-path=SCRIPTDIR
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/vm.sh"
@@ -36,16 +38,18 @@ set -euo pipefail
 RUNS=${RUNS:-5}
 PEERS_CPUS=${PEERS_CPUS-1 4}
 BOOT_ARGS=${BOOT_ARGS:-}
-LOGDIR=${LOGDIR:-$CMSTAT_ROOT/logs}
-BUILDDIR=$CMSTAT_ROOT/.build
 [ "$RUNS" -ge 5 ] || die "RUNS must be at least 5 (medians of 5 or more)"
-mkdir -p "$LOGDIR" "$BUILDDIR"
+vm_dirs
 start=$(date +%s)
 
 ensure_pkgs "${HOST_PKGS[@]}" libc6-dev
 kstart=$(date +%s)
-kdir=$(bash "$CMSTAT_ROOT/scripts/peers-kernel.sh")
+kdir=$(bash "$CMSTAT_ROOT/scripts/kernel.sh" peers)
+nostats=$(bash "$CMSTAT_ROOT/scripts/kernel.sh" peers-nostats)
 kend=$(date +%s)
+# Nothing but SLUB_STATS may differ between the two kernels.
+diff <(grep -v SLUB_STATS "$kdir/.config") <(grep -v SLUB_STATS "$nostats/.config") >&2 ||
+	die "the peers kernels differ in more than SLUB_STATS (above)"
 # One build of the modules for both kernels: the same client code in
 # each, and SLUB_STATS changes nothing a module sees.
 tree=$BUILDDIR/peers
@@ -64,18 +68,14 @@ make_initramfs "$initrd" "$CMSTAT_ROOT/scripts/guest/peers-init" \
 # "stats:" or "nostats:", are appended to SAMPLES.  SLUB_STATS (0 or 1) is
 # what the kernel must report having.
 boot() {
-	local samples=$1 name=$2 kernel=$3 vcpus=$4 stats=$5 rc=0
+	local samples=$1 name=$2 kernel=$3 vcpus=$4 stats=$5
 	local log="$LOGDIR/bench-peers-$name.log" tag=nostats
 	shift 5
 	[ "$stats" = 1 ] && tag=stats
-	log "$name: $vcpus vCPUs, console log $log"
 	# shellcheck disable=SC2086 # BOOT_ARGS: words of the command line
-	VM_ICOUNT=1 run_vm "$kernel" "$initrd" "$log" $((900 + 60 * vcpus)) \
-		"$vcpus" quiet sysctl.vm.mem_profiling=0 $BOOT_ARGS \
-		"cmstat.runs=$RUNS" "$@" || rc=$?
-	vm_attachment "$log" bench >"$log.out" ||
-	die "the VM did not finish (QEMU status $rc), see $log"
-	! grep -E '^(error|warning) ' "$log.out" || die "$name reported the above, see $log"
+	VM_ICOUNT=1 vm_guest "$kernel" "$initrd" "$log" $((900 + 60 * vcpus)) \
+		"$vcpus" bench quiet sysctl.vm.mem_profiling=0 $BOOT_ARGS \
+		"cmstat.runs=$RUNS" "$@" || exit 1
 	grep -qx "info slub_stats $stats" "$log.out" ||
 		die "$name: the kernel's SLUB statistics are not as expected ($stats), see $log"
 	grep -E '^sample ' "$log.out" | sed "s/^sample /sample $tag:/" >>"$samples" ||
@@ -85,20 +85,20 @@ boot() {
 
 samples="$LOGDIR/bench-peers.samples"
 : >"$samples"
-boot "$samples" alloc-nostats "$kdir/bzImage-nostats" 1 0 \
+boot "$samples" alloc-nostats "$nostats/arch/x86/boot/bzImage" 1 0 \
 	cmstat.bench=alloc cmstat.profiling=0,1
 boot "$samples" alloc-stats "$kdir/arch/x86/boot/bzImage" 1 1 \
 	cmstat.bench=alloc cmstat.profiling=0
 for n in $PEERS_CPUS; do
-	boot "$samples" "read-$n" "$kdir/bzImage-nostats" "$n" 0 cmstat.bench=read
+	boot "$samples" "read-$n" "$nostats/arch/x86/boot/bzImage" "$n" 0 cmstat.bench=read
 done
 
 echo "cmstat against its peers, $(date -u +%Y-%m-%d)"
-echo "guest: the peers kernel ($(basename "$kdir"), bench/peers.config) in $(qemu_version), TCG, -cpu max, 2 GiB"
+echo "guest: the peers kernels ($(basename "$kdir"), $(basename "$nostats")) in $(qemu_version), TCG, -cpu max, 2 GiB"
 echo "host: $(lscpu | sed -n 's/^Model name: *//p'), $(nproc) CPUs"
 echo "guest kernel command line adds: sysctl.vm.mem_profiling=0${BOOT_ARGS:+ $BOOT_ARGS}"
 echo "figures: instructions (QEMU -icount shift=0), medians of $RUNS samples, raw samples in $samples"
 echo
 awk -v runs="$RUNS" -f "$CMSTAT_ROOT/scripts/median.awk" \
 	-f "$CMSTAT_ROOT/scripts/bench-peers-summary.awk" "$samples"
-echo "make bench-peers took $(($(date +%s) - start)) s, of which $((kend - kstart)) s to build or find the peers kernel"
+echo "make bench-peers took $(($(date +%s) - start)) s, of which $((kend - kstart)) s to build or find the peers kernels"

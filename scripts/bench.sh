@@ -28,6 +28,7 @@
 # (empty: no reader VM), WALL=0 (instruction counts only), BOOT_ARGS="..."
 # (added to the guest kernel's command line, e.g. init_on_alloc=0),
 # LOGDIR=dir (console logs and the raw samples, default ./logs).
+# shellcheck source-path=SCRIPTDIR
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/vm.sh"
@@ -37,10 +38,8 @@ RUNS=${RUNS:-5}
 READER_CPUS=${READER_CPUS-1 2 4 8 16}
 WALL=${WALL:-1}
 BOOT_ARGS=${BOOT_ARGS:-}
-LOGDIR=${LOGDIR:-$CMSTAT_ROOT/logs}
-BUILDDIR=$CMSTAT_ROOT/.build
 [ "$RUNS" -ge 5 ] || die "RUNS must be at least 5 (medians of 5 or more)"
-mkdir -p "$LOGDIR" "$BUILDDIR"
+vm_dirs
 start=$(date +%s)
 
 ensure_pkgs "${HOST_PKGS[@]}" binutils
@@ -52,13 +51,10 @@ make_initramfs "$initrd" "$CMSTAT_ROOT/scripts/guest/bench-init" \
 # boot SAMPLES NAME VCPUS MODE: one VM; its sample lines are appended to
 # SAMPLES.  VM_ICOUNT (see vm.sh) chooses instruction counts.
 boot() {
-	local log="$LOGDIR/bench-$2.log" rc=0
-	log "$2: $3 vCPUs, console log $log"
-	run_vm "$STOCK_KERNEL" "$initrd" "$log" $((600 + 60 * $3)) "$3" \
-		quiet $BOOT_ARGS "cmstat.bench=$4" "cmstat.runs=$RUNS" || rc=$?
-	vm_attachment "$log" bench >"$log.out" ||
-	die "the VM did not finish (QEMU status $rc), see $log"
-	! grep -E '^(error|warning) ' "$log.out" || die "$2 reported the above, see $log"
+	local log="$LOGDIR/bench-$2.log"
+	# shellcheck disable=SC2086 # BOOT_ARGS: words of the command line
+	vm_guest "$STOCK_KERNEL" "$initrd" "$log" $((600 + 60 * $3)) "$3" bench \
+		quiet $BOOT_ARGS "cmstat.bench=$4" "cmstat.runs=$RUNS" || exit 1
 	grep -E '^(sample|info) ' "$log.out" >>"$1" || die "$2 printed no samples, see $log"
 }
 

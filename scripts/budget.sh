@@ -12,35 +12,38 @@
 # Counts are deterministic, so this is a regression gate, not a timed
 # test: the host's load changes how long it takes, not what it measures.
 #
-# Prints one "PASS|FAIL  budget: CASE SIZE ..." line per budget; exits
-# non-zero if any fails, or a budget has no figure, or a figure no budget.
+# Prints one KTAP document (scripts/ktap.sh): a result "budget run" (the
+# VM ran and reported no problem), then one per budget, "CASE SIZE", with
+# the figure and the budget in a diagnostic line, and one failed result
+# for each figure without a budget.  Exits non-zero if any result failed.
+# shellcheck source-path=SCRIPTDIR
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/vm.sh"
+. "$(dirname "$0")/ktap.sh"
 
 tree=${1:?usage: budget.sh TREE [BUDGETS]}
 budgets=${2:-$CMSTAT_ROOT/bench/budgets}
-LOGDIR=${LOGDIR:-$CMSTAT_ROOT/logs}
-GATE_PREFIX=budget
+vm_dirs
 abi=$(stock_abi 6.12)
-kernel=$(stock_kernel_dir "$abi")/boot/vmlinuz-$abi
 initrd=$(mktemp)
 trap 'rm -f "$initrd"' EXIT
 make_initramfs "$initrd" "$CMSTAT_ROOT/scripts/guest/bench-init" \
 	"$tree"/module/cmstat.ko "$tree"/bench/cmstat_bench.ko
 log=$LOGDIR/budget.log
-rc=0
-VM_ICOUNT=1 run_vm "$kernel" "$initrd" "$log" 600 1 quiet cmstat.bench=budget \
-	cmstat.runs=5 || rc=$?
-vm_attachment "$log" bench >"$log.out" ||
-	die "the VM did not finish (QEMU status $rc), see $log"
-if grep -E '^(error|warning) ' "$log.out"; then
-	gate "budget run" 0 "the VM reported the above, log $log"
+if ! VM_ICOUNT=1 vm_guest "$(stock_kernel_dir "$abi")/boot/vmlinuz-$abi" "$initrd" \
+	"$log" 600 1 bench quiet cmstat.bench=budget cmstat.runs=5; then
+	ktap_result "budget run" 0 "the VM did not finish or reported a problem (on stderr), log $log"
+	ktap_print
 	exit 1
 fi
+ktap_result "budget run" 1 "log $log"
 
-# "sample budget CASE SIZE N" against "CASE SIZE BUDGET" lines.
-awk -v budgets="$budgets" '
+# "sample budget CASE SIZE N" against "CASE SIZE BUDGET" lines: one line
+# "OK<tab>CASE SIZE<tab>DETAIL" a result.
+while IFS=$'\t' read -r ok name detail; do
+	ktap_result "$name" "$ok" "$detail"
+done < <(awk -v budgets="$budgets" '
 	BEGIN {
 		while ((getline line < budgets) > 0) {
 			if (line ~ /^#/ || split(line, f) != 3)
@@ -57,13 +60,13 @@ awk -v budgets="$budgets" '
 	END {
 		for (i = 1; i <= n; i++) {
 			k = order[i]
-			ok = (k in got) && got[k] <= want[k]
-			printf "%s  budget: %s  (%s instructions per operation, budget %s)\n",
-			       ok ? "PASS" : "FAIL", k, (k in got) ? got[k] : "no figure", want[k]
+			printf "%d\t%s\t%s, budget %s\n", (k in got) && got[k] <= want[k], k,
+			       (k in got) ? got[k] " instructions per operation" : "no figure",
+			       want[k]
 		}
 		for (k in got)
 			if (!(k in want))
-				printf "FAIL  budget: %s  (%s instructions, no budget in %s)\n",
+				printf "0\t%s\t%s instructions per operation, no budget in %s\n",
 				       k, got[k], budgets
-	}' "$log.out" | tee "$log.gates"
-! grep -q '^FAIL' "$log.gates"
+	}' "$log.out")
+ktap_print

@@ -5,22 +5,19 @@
 # boot Debian's stock 6.12 kernel (the unsigned image, unpacked from its
 # package) in QEMU TCG, load cmstat, run the workload and print what cmstat
 # publishes.  SMP=N sets the vCPU count (default 4).
+# shellcheck source-path=SCRIPTDIR
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/vm.sh"
 
 SMP=${SMP:-4}
-LOGDIR=${LOGDIR:-$CMSTAT_ROOT/logs}
-BUILDDIR=$CMSTAT_ROOT/.build
-mkdir -p "$LOGDIR" "$BUILDDIR"
-
+vm_dirs
 ensure_pkgs "${HOST_PKGS[@]}"
 stock_612_tree demo
 initrd="$BUILDDIR/initramfs-demo.gz"
 make_initramfs "$initrd" "$CMSTAT_ROOT/scripts/guest/demo-init" \
 	"$STOCK_TREE"/module/*.ko "$STOCK_TREE"/samples/client/*.ko
-log="$LOGDIR/demo.log"
-log "booting Debian's $STOCK_ABI with $SMP vCPUs, console log: $log"
 rc=0
-run_vm "$STOCK_KERNEL" "$initrd" "$log" 300 "$SMP" quiet || rc=$?
-vm_attachment "$log" demo || die "the VM did not finish (QEMU status $rc), see $log"
+vm_guest "$STOCK_KERNEL" "$initrd" "$LOGDIR/demo.log" 300 "$SMP" demo quiet || rc=$?
+cat "$LOGDIR/demo.log.out"
+exit "$rc"

@@ -135,3 +135,31 @@ run_vm() {
 	log "note: the kernel crashed before loading cmstat (kept as $log.crashed-before-cmstat); booting it again"
 	boot_once "$@"
 }
+
+# vm_dirs: LOGDIR (console logs and what the guests hand over; default
+# ./logs) and BUILDDIR (./.build), made, for the scripts that boot VMs of
+# their own (demo, benchmarks, budgets).
+vm_dirs() {
+	LOGDIR=${LOGDIR:-$CMSTAT_ROOT/logs}
+	BUILDDIR=$CMSTAT_ROOT/.build
+	mkdir -p "$LOGDIR" "$BUILDDIR"
+}
+
+# vm_guest KERNEL INITRD LOG TIMEOUT SMP TAG [CMDLINE...]: one VM of a
+# script that boots its own (run_vm), and what its guest hands over, the
+# TAG attachment (vm_attachment), in LOG.out.  Fails, saying why on
+# stderr, if the guest did not finish or printed "error" or "warning"
+# lines (how the guest scripts report what went wrong).
+vm_guest() {
+	local log=$3 smp=$5 tag=$6 rc=0
+	log "$(basename "$log" .log): $smp vCPUs, console log $log"
+	run_vm "${@:1:5}" "${@:7}" || rc=$?
+	if ! vm_attachment "$log" "$tag" >"$log.out"; then
+		log "the VM did not finish (QEMU status $rc), see $log"
+		return 1
+	fi
+	if grep -E '^(error|warning)[: ]' "$log.out" >&2; then
+		log "the guest reported the above, see $log"
+		return 1
+	fi
+}
