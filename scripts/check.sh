@@ -92,8 +92,8 @@ modules_of() {
 # against it, and its checks shared out between VMS VMs, started.
 test_kernel_vms() {
 	local flavour=$1 nvms=$2 kdir i=0 checks kos
-	kdir=$(bash "$CMSTAT_ROOT/scripts/test-kernel.sh" "$flavour") ||
-		{ ktap_result "$flavour kernel" 0 "scripts/test-kernel.sh $flavour failed"; return; }
+	kdir=$(bash "$CMSTAT_ROOT/scripts/kernel.sh" "$flavour") ||
+		{ ktap_result "$flavour kernel" 0 "scripts/kernel.sh $flavour failed"; return; }
 	build_modules "$flavour" "$kdir"
 	[ "$flavour" = debug ] && build_mutant "$flavour" "$kdir"
 	mapfile -t kos < <(modules_of "$flavour")
@@ -215,7 +215,7 @@ stage build builds_and_vms
 STAGES+=(packaging)
 stage i386 bash "$CMSTAT_ROOT/scripts/i386-check.sh"
 stage lint bash "$CMSTAT_ROOT/scripts/lint.sh" "$KSRC" \
-	"$(bash "$CMSTAT_ROOT/scripts/test-kernel.sh" debug)"
+	"$(bash "$CMSTAT_ROOT/scripts/kernel.sh" debug)"
 # The instruction budgets: one more, short VM, of the stock 6.12 kernel,
 # with the modules built against its headers.
 stage budget env LOGDIR="$LOGDIR" bash "$CMSTAT_ROOT/scripts/budget.sh" \

@@ -19,7 +19,7 @@ set -uo pipefail
 
 ensure_pkgs "${HOST_PKGS[@]}"
 ksrc=${1:-$(kernel_source)}
-kdir=${2:-$(bash "$CMSTAT_ROOT/scripts/test-kernel.sh" debug)} || exit 1
+kdir=${2:-$(bash "$CMSTAT_ROOT/scripts/kernel.sh" debug)} || exit 1
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 
