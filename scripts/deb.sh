@@ -11,6 +11,7 @@
 # and logs/.
 # Installs the build dependencies (build-essential, debhelper, dh-dkms) if
 # need be.  Prints the packages' paths.
+# shellcheck source-path=SCRIPTDIR
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
