@@ -49,14 +49,47 @@ void cmstat_classes_exit(bool loaded);
 void cmstat_alloc_init(void);
 
 /* heap.c and stats.c */
+struct dentry;
+struct kobject;
 struct seq_file;
 
-/* Bits of struct cmstat_heap.flags. */
+/* Bits of struct cmstat_heap_priv.flags. */
 enum {
 	CMSTAT_HEAP_DESTROYED,		/* cmstat_heap_destroy() was called */
 	CMSTAT_HEAP_MISUSE_REPORTED,	/* broken statistics were reported */
 	CMSTAT_HEAP_ORPHAN_REPORTED,	/* destroyed holding objects: said */
 };
+
+/**
+ * struct cmstat_heap_priv - a heap, as cmstat.ko keeps it
+ * @heap: what clients see (include/cmstat/alloc.h): the fast path's slots,
+ *	which are @stats' own
+ * @stats: the heap's counter set, in cmstat_heap_group; NULL for a heap
+ *	destroyed by a cmstat loaded with accounting=0
+ * @node: in the list of live heaps, of orphans, or of kept heaps (heap.c)
+ * @id: unique while cmstat is loaded: finds the heap's row in a cut
+ * @debugfs: the heap's debugfs directory, or NULL or an error pointer
+ * @sysfs: the heap's sysfs directory, or NULL
+ * @flags: CMSTAT_HEAP_* bits
+ * @name: as given to cmstat_heap_create()
+ */
+struct cmstat_heap_priv {
+	struct cmstat_heap heap;
+	struct cmstat_counters *stats;
+	struct list_head node;
+	u64 id;
+	struct dentry *debugfs;
+	struct kobject *sysfs;
+	unsigned long flags;
+	char name[CMSTAT_HEAP_NAME_MAX + 1];
+};
+
+/* The private part of a client's handle. */
+static inline struct cmstat_heap_priv *
+cmstat_heap_priv(struct cmstat_heap *heap)
+{
+	return container_of(heap, struct cmstat_heap_priv, heap);
+}
 
 enum cmstat_row_kind {
 	CMSTAT_ROW_HEAP,	/* a live heap */
@@ -130,12 +163,12 @@ static inline u64 cmstat_stats_field(const struct cmstat_heap_stats *st,
 /* debugfs.c */
 void cmstat_debugfs_init(void);
 void cmstat_debugfs_exit(void);
-struct dentry *cmstat_debugfs_add_heap(struct cmstat_heap *heap);
+struct dentry *cmstat_debugfs_add_heap(const char *name, u64 id);
 
 /* sysfs.c */
 int cmstat_sysfs_init(void);
 void cmstat_sysfs_exit(void);
-struct kobject *cmstat_sysfs_add_heap(struct cmstat_heap *heap);
+struct kobject *cmstat_sysfs_add_heap(const char *name);
 void cmstat_sysfs_remove(struct kobject *kobj);
 
 /* debug_free.c: hooks that cost a patched-out branch unless debug_free=1 */

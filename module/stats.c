@@ -204,7 +204,9 @@ int cmstat_heap_read(struct cmstat_heap *heap, struct cmstat_heap_stats *st)
 		return -ENOMEM;
 	err = cmstat_heap_counters(heap, c, &epoch);
 	if (!err) {
-		cmstat_check_counters(heap->name, c, &heap->flags);
+		struct cmstat_heap_priv *hp = cmstat_heap_priv(heap);
+
+		cmstat_check_counters(hp->name, c, &hp->flags);
 		cmstat_derive(c, epoch, st);
 	}
 	kfree(c);
@@ -252,7 +254,7 @@ int cmstat_heaps_read(struct cmstat_heap *const *heaps, unsigned int n,
 		return PTR_ERR(cut);
 	}
 	for (i = 0; i < n && !err; i++) {
-		rows[i] = cmstat_cut_find(cut, heaps[i]->id);
+		rows[i] = cmstat_cut_find(cut, cmstat_heap_priv(heaps[i])->id);
 		if (!rows[i])	/* a destroyed heap's handle, still in memory */
 			err = -EINVAL;
 	}

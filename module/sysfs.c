@@ -146,11 +146,11 @@ void cmstat_sysfs_remove(struct kobject *kobj)
 	kobject_put(kobj);
 }
 
-struct kobject *cmstat_sysfs_add_heap(struct cmstat_heap *heap)
+struct kobject *cmstat_sysfs_add_heap(const char *name)
 {
 	if (!cmstat_heaps_kobj)
 		return NULL;
-	return cmstat_stats_dir_add(cmstat_heaps_kobj, cmstat_heap_name(heap));
+	return cmstat_stats_dir_add(cmstat_heaps_kobj, name);
 }
 
 static void cmstat_value_attrs_init(void)

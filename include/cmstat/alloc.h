@@ -21,7 +21,6 @@
 #include <linux/bitops.h>
 #include <linux/gfp.h>
 #include <linux/jump_label.h>
-#include <linux/list.h>
 #include <linux/overflow.h>
 #include <linux/slab.h>
 #include <linux/types.h>
@@ -56,33 +55,23 @@
  */
 #define CMSTAT_HEAP_NAME_MAX	31
 
-struct dentry;
-struct kobject;
-
 /**
- * struct cmstat_heap - a named heap
+ * struct cmstat_heap - a named heap, as its clients see it
  * @slots: its counters' per-CPU slots, for the inline fast path
  *
  * Clients hold a pointer from cmstat_heap_create() and touch nothing in
- * it: only cmstat's inline allocation functions read @slots.  The rest is
- * cmstat.ko's.
+ * it: only cmstat's inline allocation functions read @slots.  This is all
+ * of the heap that they compile against.  cmstat.ko embeds it in its own
+ * struct cmstat_heap_priv (module/internal.h) with the heap's name, files,
+ * list and flags: so those stay out of the modversions CRCs of every
+ * exported function that takes a heap, and can change without breaking
+ * client modules.  Embedded, not pointed to as percpu_ref points to its
+ * percpu_ref_data: the fast path loads @slots from the handle itself, as
+ * before, and genksyms, which follows pointers into every structure whose
+ * definition it sees, never meets the private one through this.
  */
 struct cmstat_heap {
 	u64 __percpu *slots;
-	/* private: */
-	/*
-	 * The heap's counter set, in cmstat_heap_group (@slots are its); NULL
-	 * for a heap destroyed by a cmstat loaded with accounting=0.
-	 */
-	struct cmstat_counters *stats;
-	/* In the list of live heaps, of orphans, or of kept heaps. */
-	struct list_head node;
-	/* Unique while cmstat is loaded: finds the heap's row in a cut. */
-	u64 id;
-	struct dentry *debugfs;
-	struct kobject *sysfs;
-	unsigned long flags;		/* CMSTAT_HEAP_*, module/internal.h */
-	char name[CMSTAT_HEAP_NAME_MAX + 1];
 };
 
 /*
