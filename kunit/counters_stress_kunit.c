@@ -90,7 +90,11 @@ static bool stress_stop;
 static DEFINE_PER_CPU(struct stress_tally, stress_tally);
 static DEFINE_PER_CPU(struct stress_cpu, stress_cpu);
 
-/* The mutation cmstat was built and loaded with; 0 for none. */
+/*
+ * The mutation cmstat was built and loaded with; 0 for none.  In that
+ * build kunit/Kbuild passes cmstat's private module/mutation.h, which
+ * declares the parameter.
+ */
 static int stress_mutation(void)
 {
 #ifdef CMSTAT_MUTATIONS

@@ -621,7 +621,7 @@ static bool cmstat_in_section(void)
 
 	if (!IS_ENABLED(CONFIG_PREEMPT_COUNT) || preemptible())
 		return false;
-	seq = cmstat_seq_index(interrupt_context_level());
+	seq = __cmstat_seq_index(interrupt_context_level());
 	return raw_cpu_read(cmstat_cpu_seq.seq[seq]) & 1;
 }
 

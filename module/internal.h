@@ -10,6 +10,8 @@
 #include <cmstat/alloc.h>
 #include <cmstat/counters.h>
 
+#include "mutation.h"	/* mutation.c's hooks; stubs outside test builds */
+
 /* counters.c */
 void cmstat_accounting_init(bool enable);
 int cmstat_group_init(struct cmstat_group *group);
@@ -17,29 +19,6 @@ void cmstat_group_destroy(struct cmstat_group *group);
 int cmstat_group_snapshot(struct cmstat_group *group);
 void cmstat_group_snapshot_done(struct cmstat_group *group);
 void cmstat_counters_totals(const struct cmstat_counters *set, u64 *totals);
-
-/* mutation.c, in test-only builds: see include/cmstat/counters.h */
-#ifdef CMSTAT_MUTATIONS
-static inline bool cmstat_mutate_skip_wait(void)
-{
-	return READ_ONCE(cmstat_mutation) == CMSTAT_MUTATE_SKIP_WAIT;
-}
-
-static inline bool cmstat_mutate_ipi_all(void)
-{
-	return READ_ONCE(cmstat_mutation) == CMSTAT_MUTATE_IPI_ALL;
-}
-#else
-static inline bool cmstat_mutate_skip_wait(void)
-{
-	return false;
-}
-
-static inline bool cmstat_mutate_ipi_all(void)
-{
-	return false;
-}
-#endif
 
 /* classes.c: the tables of include/cmstat/alloc.h, filled at load. */
 int cmstat_classes_init(void);
