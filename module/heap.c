@@ -223,6 +223,17 @@ static void cmstat_cut_review(struct cmstat_cut *cut, struct list_head *empty)
 	}
 }
 
+/* The all-heaps counters of a cut: the sum of its rows. */
+static void cmstat_cut_sum(struct cmstat_cut *cut)
+{
+	unsigned int r, i;
+
+	memset(cut->all, 0, sizeof(cut->all));
+	for (r = 0; r < cut->nr_rows; r++)
+		for (i = 0; i < CMSTAT_HC_NR; i++)
+			cut->all[i] += cut->rows[r].c[i];
+}
+
 /**
  * cmstat_cut_take() - the counters of every heap at one instant
  *
@@ -268,6 +279,17 @@ struct cmstat_cut *cmstat_cut_take(void)
 		return ERR_PTR(-ENOMEM);
 	cmstat_cut_sum(cut);
 	return cut;
+}
+
+/* The row of the heap with @id in @cut, or NULL. */
+const struct cmstat_row *cmstat_cut_find(const struct cmstat_cut *cut, u64 id)
+{
+	unsigned int r;
+
+	for (r = 0; r < cut->nr_rows; r++)
+		if (cut->rows[r].kind == CMSTAT_ROW_HEAP && cut->rows[r].id == id)
+			return &cut->rows[r];
+	return NULL;
 }
 
 /* One heap's counters; @heap must stay valid (the client's contract). */

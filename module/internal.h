@@ -19,6 +19,7 @@ void cmstat_group_destroy(struct cmstat_group *group);
 int cmstat_group_snapshot(struct cmstat_group *group);
 void cmstat_group_snapshot_done(struct cmstat_group *group);
 void cmstat_counters_totals(const struct cmstat_counters *set, u64 *totals);
+int cmstat_read_refused(unsigned long caller);
 
 /* classes.c: the tables of include/cmstat/alloc.h, filled at load. */
 int cmstat_classes_init(void);
@@ -27,7 +28,7 @@ void cmstat_classes_exit(bool loaded);
 /* alloc.c */
 void cmstat_alloc_init(void);
 
-/* heap.c and stats.c */
+/* The heaps (heap.c), their statistics (stats.c) and their readers */
 struct dentry;
 struct kobject;
 struct seq_file;
@@ -104,20 +105,20 @@ struct cmstat_cut {
 	struct cmstat_row rows[];
 };
 
+/* heap.c: the heaps, and cuts of them */
 int cmstat_heaps_init(void);
 void cmstat_heaps_exit(void);
 void cmstat_heaps_print_names(struct seq_file *m);
 u64 cmstat_heap_id(const char *name);
 struct cmstat_cut *cmstat_cut_take(void);
+const struct cmstat_row *cmstat_cut_find(const struct cmstat_cut *cut, u64 id);
 int cmstat_heap_counters(struct cmstat_heap *heap, u64 *c, u64 *epoch);
-int cmstat_read_refused(unsigned long caller);
 
+/* stats.c: what counters mean; calls nothing in heap.c */
 void cmstat_derive(const u64 *c, u64 epoch, struct cmstat_heap_stats *st);
 s64 cmstat_counters_live_objects(const u64 *c);
 void cmstat_check_counters(const char *name, const u64 *c,
 			   unsigned long *flags);
-void cmstat_cut_sum(struct cmstat_cut *cut);
-const struct cmstat_row *cmstat_cut_find(const struct cmstat_cut *cut, u64 id);
 
 /*
  * The u64 fields of struct cmstat_heap_stats that debugfs prints and sysfs
