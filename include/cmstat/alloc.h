@@ -163,12 +163,23 @@ struct cmstat_heap *cmstat_heap_create(const char *name);
 void cmstat_heap_destroy(struct cmstat_heap *heap);
 const char *cmstat_heap_name(const struct cmstat_heap *heap);
 
-void *__cmstat_alloc(struct cmstat_heap *heap, size_t size, gfp_t gfp);
+/*
+ * The allocators say what they return, as include/linux/slab.h's do: the
+ * object's size (__alloc_size, for FORTIFY_SOURCE and
+ * __builtin_dynamic_object_size()) and, for new memory, that it aliases
+ * nothing (__malloc, which __alloc_size implies).  cmstat_realloc() and
+ * __cmstat_alloc_tail() may return memory the caller already points to,
+ * so only the size: __realloc_size, as krealloc().
+ */
+void *__cmstat_alloc(struct cmstat_heap *heap, size_t size, gfp_t gfp)
+	__alloc_size(2);
 void __cmstat_free(struct cmstat_heap *heap, const void *obj, size_t size);
-void *cmstat_realloc(struct cmstat_heap *heap, const void *obj,
-		     size_t old_size, size_t new_size, gfp_t gfp);
+void *__must_check cmstat_realloc(struct cmstat_heap *heap, const void *obj,
+				  size_t old_size, size_t new_size, gfp_t gfp)
+	__realloc_size(4);
 void *__cmstat_alloc_tail(struct cmstat_heap *heap, void *obj,
-			  unsigned int class, size_t size, gfp_t gfp);
+			  unsigned int class, size_t size, gfp_t gfp)
+	__realloc_size(4);
 void __cmstat_alloc_failed(struct cmstat_heap *heap);
 void __cmstat_free_tail(struct cmstat_heap *heap, const void *obj,
 			unsigned int class, size_t size);
@@ -350,8 +361,8 @@ static __always_inline void __cmstat_account(const struct cmstat_heap *heap,
  * does not honour them either); GFP_DMA above %CMSTAT_MAX_CLASS_SIZE is
  * honoured, by the page allocator.
  */
-static __always_inline void *cmstat_alloc(struct cmstat_heap *heap,
-					  size_t size, gfp_t gfp)
+static __always_inline __alloc_size(2) void *
+cmstat_alloc(struct cmstat_heap *heap, size_t size, gfp_t gfp)
 {
 	unsigned int class;
 	void *obj;
@@ -386,8 +397,8 @@ static __always_inline void *cmstat_alloc(struct cmstat_heap *heap,
  *
  * Return: as cmstat_alloc().
  */
-static __always_inline void *cmstat_zalloc(struct cmstat_heap *heap,
-					   size_t size, gfp_t gfp)
+static __always_inline __alloc_size(2) void *
+cmstat_zalloc(struct cmstat_heap *heap, size_t size, gfp_t gfp)
 {
 	return cmstat_alloc(heap, size, gfp | __GFP_ZERO);
 }
@@ -404,9 +415,8 @@ static __always_inline void *cmstat_zalloc(struct cmstat_heap *heap,
  * Return: as cmstat_alloc() for @n * @size bytes; NULL, counted as a
  * failure, if the product overflows.
  */
-static __always_inline void *cmstat_alloc_array(struct cmstat_heap *heap,
-						size_t n, size_t size,
-						gfp_t gfp)
+static __always_inline __alloc_size(2, 3) void *
+cmstat_alloc_array(struct cmstat_heap *heap, size_t n, size_t size, gfp_t gfp)
 {
 	/* An overflow saturates to SIZE_MAX: above every class, it fails. */
 	return cmstat_alloc(heap, size_mul(n, size), gfp);
