@@ -332,7 +332,7 @@ DEFINE_STATIC_KEY_TRUE(cmstat_inline_accounting);
 EXPORT_SYMBOL_GPL(cmstat_inline_accounting);
 
 /* The inline accounting runs only with accounting on and debug_free off. */
-void cmstat_alloc_init(void)
+void __init cmstat_alloc_init(void)
 {
 	if (!cmstat_accounting_enabled() || cmstat_debug_free_enabled())
 		static_branch_disable(&cmstat_inline_accounting);

@@ -229,7 +229,7 @@ struct dentry *cmstat_debugfs_add_heap(const char *name, u64 id)
 	return dir;
 }
 
-void cmstat_debugfs_init(void)
+void __init cmstat_debugfs_init(void)
 {
 	struct dentry *all;
 
@@ -244,7 +244,7 @@ void cmstat_debugfs_init(void)
 			    &cmstat_stats_fops);
 }
 
-void cmstat_debugfs_exit(void)
+void __exit cmstat_debugfs_exit(void)
 {
 	debugfs_remove(cmstat_debugfs_root);
 	cmstat_debugfs_root = NULL;

@@ -435,9 +435,18 @@ void cmstat_heap_destroy(struct cmstat_heap *heap)
 }
 EXPORT_SYMBOL_GPL(cmstat_heap_destroy);
 
-int cmstat_heaps_init(void)
+int __init cmstat_heaps_init(void)
 {
 	return cmstat_group_init(&cmstat_heap_group);
+}
+
+/*
+ * Undo cmstat_heaps_init(): on a failed load, where no heap can exist (no
+ * client links to a module whose init failed), and last at unload.
+ */
+void cmstat_heaps_uninit(void)
+{
+	cmstat_group_destroy(&cmstat_heap_group);
 }
 
 /*
@@ -445,7 +454,7 @@ int cmstat_heaps_init(void)
  * until then) and every orphan released (likewise): only the heaps kept
  * with accounting=0 are left, and no client can use them any more.
  */
-void cmstat_heaps_exit(void)
+void __exit cmstat_heaps_exit(void)
 {
 	struct cmstat_heap_priv *hp, *tmp;
 
@@ -455,5 +464,5 @@ void cmstat_heaps_exit(void)
 		list_del(&hp->node);
 		cmstat_heap_release(hp, false);
 	}
-	cmstat_group_destroy(&cmstat_heap_group);
+	cmstat_heaps_uninit();
 }

@@ -3,6 +3,7 @@
 #ifndef _CMSTAT_INTERNAL_H
 #define _CMSTAT_INTERNAL_H
 
+#include <linux/init.h>
 #include <linux/jump_label.h>
 #include <linux/list.h>
 #include <linux/slab.h>
@@ -13,7 +14,7 @@
 #include "mutation.h"	/* mutation.c's hooks; stubs outside test builds */
 
 /* counters.c */
-void cmstat_accounting_init(bool enable);
+void __init cmstat_accounting_init(bool enable);
 int cmstat_group_init(struct cmstat_group *group);
 void cmstat_group_destroy(struct cmstat_group *group);
 int cmstat_group_snapshot(struct cmstat_group *group);
@@ -22,11 +23,11 @@ void cmstat_counters_totals(const struct cmstat_counters *set, u64 *totals);
 int cmstat_read_refused(unsigned long caller);
 
 /* classes.c: the tables of include/cmstat/alloc.h, filled at load. */
-int cmstat_classes_init(void);
+int __init cmstat_classes_init(void);
 void cmstat_classes_exit(bool loaded);
 
 /* alloc.c */
-void cmstat_alloc_init(void);
+void __init cmstat_alloc_init(void);
 
 /* The heaps (heap.c), their statistics (stats.c) and their readers */
 struct dentry;
@@ -106,8 +107,9 @@ struct cmstat_cut {
 };
 
 /* heap.c: the heaps, and cuts of them */
-int cmstat_heaps_init(void);
-void cmstat_heaps_exit(void);
+int __init cmstat_heaps_init(void);
+void cmstat_heaps_uninit(void);
+void __exit cmstat_heaps_exit(void);
 void cmstat_heaps_print_names(struct seq_file *m);
 u64 cmstat_heap_id(const char *name);
 struct cmstat_cut *cmstat_cut_take(void);
@@ -141,19 +143,19 @@ static inline u64 cmstat_stats_field(const struct cmstat_heap_stats *st,
 }
 
 /* debugfs.c */
-void cmstat_debugfs_init(void);
-void cmstat_debugfs_exit(void);
+void __init cmstat_debugfs_init(void);
+void __exit cmstat_debugfs_exit(void);
 struct dentry *cmstat_debugfs_add_heap(const char *name, u64 id);
 
 /* sysfs.c */
-int cmstat_sysfs_init(void);
-void cmstat_sysfs_exit(void);
+int __init cmstat_sysfs_init(void);
+void __exit cmstat_sysfs_exit(void);
 struct kobject *cmstat_sysfs_add_heap(const char *name);
 void cmstat_sysfs_remove(struct kobject *kobj);
 
 /* debug_free.c: hooks that cost a patched-out branch unless debug_free=1 */
-void cmstat_debug_init(bool enable);
-void cmstat_debug_exit(void);
+void __init cmstat_debug_init(bool enable);
+void __exit cmstat_debug_exit(void);
 int __cmstat_debug_track(struct cmstat_heap *heap, const void *obj,
 			 size_t size, gfp_t gfp);
 bool __cmstat_debug_untrack(struct cmstat_heap *heap, const void *obj,
