@@ -33,15 +33,15 @@ MODULE_PARM_DESC(alloc_stress_snapshots,
  */
 #define STRESS_ROUNDS	3
 
-static const void *stress_gen_rounds(const void *prev, char *desc)
-{
-	unsigned long round = (unsigned long)prev + 1;
+static const unsigned int stress_rounds[] = { 1, 2, 3 };
+static_assert(ARRAY_SIZE(stress_rounds) == STRESS_ROUNDS);
 
-	if (round > STRESS_ROUNDS)
-		return NULL;
-	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "round=%lu", round);
-	return (const void *)round;
+static void stress_round_desc(const unsigned int *round, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "round=%u", *round);
 }
+
+KUNIT_ARRAY_PARAM(stress_rounds, stress_rounds, stress_round_desc);
 
 static unsigned int stress_round_snapshots(void)
 {
@@ -419,9 +419,9 @@ static void alloc_stress_heaps_sum(struct kunit *test)
 }
 
 static struct kunit_case alloc_stress_cases[] = {
-	KUNIT_CASE_PARAM_ATTR(alloc_stress_concurrent, stress_gen_rounds,
+	KUNIT_CASE_PARAM_ATTR(alloc_stress_concurrent, stress_rounds_gen_params,
 			      { .speed = KUNIT_SPEED_SLOW }),
-	KUNIT_CASE_PARAM_ATTR(alloc_stress_heaps_sum, stress_gen_rounds,
+	KUNIT_CASE_PARAM_ATTR(alloc_stress_heaps_sum, stress_rounds_gen_params,
 			      { .speed = KUNIT_SPEED_SLOW }),
 	{}
 };

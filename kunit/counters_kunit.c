@@ -20,11 +20,22 @@
 
 #define NR_TEST_COUNTERS	4
 
+KUNIT_DEFINE_ACTION_WRAPPER(free_set_action, cmstat_counters_free,
+			    struct cmstat_counters *);
+
+/*
+ * A counter set, freed when the test case ends, however it ends: a failed
+ * assertion no longer leaks it.  Every thread of a case that uses the set
+ * is stopped (or was never woken) before the case returns, so the set
+ * outlives its users.
+ */
 static struct cmstat_counters *alloc_set(struct kunit *test, unsigned int nr)
 {
 	struct cmstat_counters *set = cmstat_counters_alloc(NULL, nr);
 
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, set);
+	KUNIT_ASSERT_EQ(test,
+			kunit_add_action_or_reset(test, free_set_action, set), 0);
 	return set;
 }
 
@@ -64,7 +75,6 @@ static void counters_exact_after_writes(struct kunit *test)
 	read_ok(test, set, totals);
 	for (i = 0; i < NR_TEST_COUNTERS; i++)
 		KUNIT_EXPECT_EQ(test, totals[i], 1000 * (u64)d[i]);
-	cmstat_counters_free(set);
 }
 
 /* At least three times round the ring, with writes between reads. */
@@ -88,7 +98,6 @@ static void counters_reads_rotate(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, totals[2], 2 * expect);
 		KUNIT_EXPECT_EQ(test, totals[3], 0);
 	}
-	cmstat_counters_free(set);
 }
 
 static void counters_read_without_writers(struct kunit *test)
@@ -103,7 +112,6 @@ static void counters_read_without_writers(struct kunit *test)
 		for (i = 0; i < NR_TEST_COUNTERS; i++)
 			KUNIT_EXPECT_EQ(test, totals[i], 0);
 	}
-	cmstat_counters_free(set);
 }
 
 static void counters_signed_deltas(struct kunit *test)
@@ -122,7 +130,6 @@ static void counters_signed_deltas(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, totals[1], (u64)S64_MAX + 2);
 	KUNIT_EXPECT_EQ(test, (s64)totals[2], -2);
 	KUNIT_EXPECT_EQ(test, totals[3], 0);
-	cmstat_counters_free(set);
 }
 
 static void counters_bad_alloc(struct kunit *test)
@@ -348,7 +355,6 @@ static void counters_task_section_holds_reader(struct kunit *test)
 
 	expect_reader_held(test, &h, &r, rt);
 	kthread_stop(wt);
-	cmstat_counters_free(h.set);
 }
 
 /*
@@ -371,7 +377,6 @@ static void counters_softirq_section_holds_reader(struct kunit *test)
 
 	expect_reader_held(test, &h, &r, rt);
 	flush_work(&h.bh_work);
-	cmstat_counters_free(h.set);
 }
 
 /* How long the killed-reader case waits for the reader's close, at most. */
@@ -427,7 +432,6 @@ static void counters_read_after_killed_reader(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, totals[1], 1);
 	KUNIT_EXPECT_EQ_MSG(test, totals[2], 100,
 			    "a write that ended before the read is missing");
-	cmstat_counters_free(h.set);
 }
 
 /*
@@ -456,7 +460,6 @@ static void counters_read_in_section(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, all_err, -EDEADLK);
 	read_ok(test, set, totals);
 	KUNIT_EXPECT_EQ(test, totals[0], 1);
-	cmstat_counters_free(set);
 }
 
 static struct kunit_case counters_cases[] = {

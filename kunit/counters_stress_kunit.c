@@ -90,7 +90,11 @@ static bool stress_stop;
 static DEFINE_PER_CPU(struct stress_tally, stress_tally);
 static DEFINE_PER_CPU(struct stress_cpu, stress_cpu);
 
-/* The mutation cmstat was built and loaded with; 0 for none. */
+/*
+ * The mutation cmstat was built and loaded with; 0 for none.  In that
+ * build kunit/Kbuild passes cmstat's private module/mutation.h, which
+ * declares the parameter.
+ */
 static int stress_mutation(void)
 {
 #ifdef CMSTAT_MUTATIONS
@@ -508,33 +512,38 @@ static void stress_finish(struct kunit *test, struct stress_run *run,
  * round with one per online CPU, then one more round whose writers sleep
  * between sections: their CPUs go idle, and the reader leaves idle CPUs
  * alone (cmstat_cpu_quiescent()), so that path runs under load too.
- * Encoded as writers << 8 | STRESS_SLEEP | round.
  */
-#define STRESS_SLEEP	0x80
+struct stress_param {
+	bool per_cpu;		/* a writer per online CPU, else one */
+	bool sleep;		/* writers sleep between sections */
+	unsigned int round;	/* 1 to STRESS_ROUNDS */
+};
 
-static const void *stress_gen_params(const void *prev, char *desc)
+static const struct stress_param stress_params[] = {
+	{ .per_cpu = false, .round = 1 },
+	{ .per_cpu = true, .round = 1 },
+	{ .per_cpu = true, .round = 2 },
+	{ .per_cpu = true, .round = 3 },
+	{ .per_cpu = true, .round = 4 },
+	{ .per_cpu = true, .sleep = true, .round = 1 },
+};
+
+static_assert(STRESS_ROUNDS == 4, "stress_params[] has 4 per-CPU rounds");
+
+static unsigned int stress_param_writers(const struct stress_param *p)
 {
-	unsigned long p = (unsigned long)prev;
-	unsigned long writers = p >> 8, round = p & 0x7f, sleep = p & STRESS_SLEEP;
-
-	if (!p) {
-		writers = 1;
-		round = 1;
-	} else if (writers == 1) {
-		writers = num_online_cpus();
-		round = 1;
-	} else if (round < STRESS_ROUNDS && !sleep) {
-		round++;
-	} else if (!sleep) {
-		sleep = STRESS_SLEEP;
-		round = 1;
-	} else {
-		return NULL;
-	}
-	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "writers=%lu%s round=%lu",
-		 writers, sleep ? " sleeping" : "", round);
-	return (const void *)(writers << 8 | sleep | round);
+	return p->per_cpu ? num_online_cpus() : 1;
 }
+
+/* Named for what it runs, as the KTAP output shows: "writers=4 round=2". */
+static void stress_param_desc(const struct stress_param *p, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "writers=%u%s round=%u",
+		 stress_param_writers(p), p->sleep ? " sleeping" : "",
+		 p->round);
+}
+
+KUNIT_ARRAY_PARAM(stress, stress_params, stress_param_desc);
 
 /* Function-call IPIs the CPUs have taken, where the arch counts them. */
 static u64 stress_call_ipis(void)
@@ -551,10 +560,10 @@ static u64 stress_call_ipis(void)
 
 static void stress_consistency(struct kunit *test)
 {
-	unsigned long p = (unsigned long)test->param_value;
+	const struct stress_param *p = test->param_value;
 	struct stress_run run = {
-		.nr_writers = p >> 8,
-		.sleepers = p & STRESS_SLEEP,
+		.nr_writers = stress_param_writers(p),
+		.sleepers = p->sleep,
 	};
 	u64 ipis = stress_call_ipis();
 	char extra[32];

@@ -29,7 +29,7 @@ static void cmstat_account(struct cmstat_heap *heap, unsigned int count_idx,
 
 	if (!cmstat_section_begin(&sec, &cmstat_heap_group))
 		return;
-	slot = cmstat_section_slot(&sec, heap->stats);
+	slot = __cmstat_slot(&sec, heap->slots);
 	cmstat_section_add(slot, count_idx, 1);
 	cmstat_section_add(slot, requested_idx, size);
 	if (held_idx >= 0)
@@ -49,7 +49,7 @@ void __cmstat_alloc_failed(struct cmstat_heap *heap)
 
 	if (!cmstat_section_begin(&sec, &cmstat_heap_group))
 		return;
-	cmstat_section_add(cmstat_section_slot(&sec, heap->stats),
+	cmstat_section_add(__cmstat_slot(&sec, heap->slots),
 			   CMSTAT_HC_FAILED_ALLOCS, 1);
 	cmstat_section_end(&sec);
 }
@@ -242,7 +242,7 @@ static void cmstat_account_resize(struct cmstat_heap *heap,
 
 	if (!cmstat_section_begin(&sec, &cmstat_heap_group))
 		return;
-	slot = cmstat_section_slot(&sec, heap->stats);
+	slot = __cmstat_slot(&sec, heap->slots);
 	cmstat_section_add(slot, CMSTAT_HC_CLASS_FREES + class, 1);
 	cmstat_section_add(slot, CMSTAT_HC_REQUESTED_FREE_BYTES, old_size);
 	cmstat_section_add(slot, CMSTAT_HC_CLASS_MALLOCS + class, 1);
@@ -332,7 +332,7 @@ DEFINE_STATIC_KEY_TRUE(cmstat_inline_accounting);
 EXPORT_SYMBOL_GPL(cmstat_inline_accounting);
 
 /* The inline accounting runs only with accounting on and debug_free off. */
-void cmstat_alloc_init(void)
+void __init cmstat_alloc_init(void)
 {
 	if (!cmstat_accounting_enabled() || cmstat_debug_free_enabled())
 		static_branch_disable(&cmstat_inline_accounting);

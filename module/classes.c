@@ -100,7 +100,7 @@ size_t cmstat_alloc_held_bytes(size_t size)
 }
 EXPORT_SYMBOL_GPL(cmstat_alloc_held_bytes);
 
-static void cmstat_fill_lookup(void)
+static void __init cmstat_fill_lookup(void)
 {
 	unsigned int class = 0;
 	size_t granule;
@@ -136,7 +136,9 @@ static void cmstat_fill_lookup(void)
  *
  * @loaded is false on a failed load: no client could allocate yet (a
  * module cannot link to one whose init has not returned), the caches are
- * empty by construction and are destroyed.
+ * empty by construction and are destroyed.  Not __exit, since the failed
+ * load calls it too: the loop over the caches is the same either way, and
+ * split in two it would only be written twice.
  */
 void cmstat_classes_exit(bool loaded)
 {
@@ -189,7 +191,7 @@ void cmstat_classes_exit(bool loaded)
  * Where DMA is coherent (x86) the line is 1 and kmalloc's minimum 8: the
  * classes keep their own alignment, and their memory use.
  */
-static unsigned int class_align(u32 size)
+static unsigned int __init class_align(u32 size)
 {
 	size_t line = dma_get_cache_alignment();
 	size_t align = max_t(size_t, size & -size, kmalloc_size_roundup(1));
@@ -204,7 +206,8 @@ static unsigned int class_align(u32 size)
  * merged into another, its link) in /sys/kernel/slab, @slab.  The slab
  * allocator keeps its list of caches to itself.
  */
-static bool cmstat_cache_name_taken(struct kernfs_node *slab, const char *name)
+static bool __init cmstat_cache_name_taken(struct kernfs_node *slab,
+					   const char *name)
 {
 	struct kernfs_node *kn = kernfs_find_and_get(slab, name);
 
@@ -223,7 +226,7 @@ static bool cmstat_cache_name_taken(struct kernfs_node *slab, const char *name)
  * the first n free for every class, with one message.
  * slub_debug=...,cmstat-* still matches them.
  */
-static int cmstat_cache_names(void)
+static int __init cmstat_cache_names(void)
 {
 	struct kernfs_node *slab = NULL;
 	unsigned int class, n;
@@ -262,7 +265,7 @@ static int cmstat_cache_names(void)
 	return 0;
 }
 
-int cmstat_classes_init(void)
+int __init cmstat_classes_init(void)
 {
 	struct kmem_cache *cache;
 	unsigned int class;

@@ -621,7 +621,7 @@ static bool cmstat_in_section(void)
 
 	if (!IS_ENABLED(CONFIG_PREEMPT_COUNT) || preemptible())
 		return false;
-	seq = cmstat_seq_index(interrupt_context_level());
+	seq = __cmstat_seq_index(interrupt_context_level());
 	return raw_cpu_read(cmstat_cpu_seq.seq[seq]) & 1;
 }
 
@@ -737,7 +737,7 @@ void cmstat_counters_sum_racy(struct cmstat_counters *set, u64 *totals)
 EXPORT_SYMBOL_GPL(cmstat_counters_sum_racy);
 
 /* Called once at module load, before any set exists. */
-void cmstat_accounting_init(bool enable)
+void __init cmstat_accounting_init(bool enable)
 {
 	if (!enable)
 		static_branch_disable(&cmstat_accounting);

@@ -169,14 +169,14 @@ bool __cmstat_debug_resize(struct cmstat_heap *heap, const void *obj,
 	return cmstat_debug_check(heap, obj, old_size, new_size);
 }
 
-void cmstat_debug_init(bool enable)
+void __init cmstat_debug_init(bool enable)
 {
 	if (enable)
 		static_branch_enable(&cmstat_debug_free_key);
 }
 
 /* At unload: drop the records of objects nobody freed, and say so. */
-void cmstat_debug_exit(void)
+void __exit cmstat_debug_exit(void)
 {
 	struct cmstat_debug_obj *rec;
 	struct hlist_node *tmp;

@@ -217,20 +217,19 @@ DEFINE_SHOW_ATTRIBUTE(cmstat_heaps_list);
  * must not wait for it.  A 32-bit kernel keeps the id's low half, enough
  * for 4 billion heaps; the module itself is held by .owner.
  */
-struct dentry *cmstat_debugfs_add_heap(struct cmstat_heap *heap)
+struct dentry *cmstat_debugfs_add_heap(const char *name, u64 id)
 {
 	struct dentry *dir;
 
 	if (IS_ERR_OR_NULL(cmstat_debugfs_heaps))
 		return NULL;
-	dir = debugfs_create_dir(cmstat_heap_name(heap), cmstat_debugfs_heaps);
-	debugfs_create_file_unsafe("stats", 0400, dir,
-				   (void *)(unsigned long)heap->id,
+	dir = debugfs_create_dir(name, cmstat_debugfs_heaps);
+	debugfs_create_file_unsafe("stats", 0400, dir, (void *)(unsigned long)id,
 				   &cmstat_heap_stats_fops);
 	return dir;
 }
 
-void cmstat_debugfs_init(void)
+void __init cmstat_debugfs_init(void)
 {
 	struct dentry *all;
 
@@ -245,7 +244,7 @@ void cmstat_debugfs_init(void)
 			    &cmstat_stats_fops);
 }
 
-void cmstat_debugfs_exit(void)
+void __exit cmstat_debugfs_exit(void)
 {
 	debugfs_remove(cmstat_debugfs_root);
 	cmstat_debugfs_root = NULL;

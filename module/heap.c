@@ -80,7 +80,7 @@ static unsigned int cmstat_reap_tries;	/* left; under cmstat_heaps_lock */
  */
 const char *cmstat_heap_name(const struct cmstat_heap *heap)
 {
-	return heap->name;
+	return container_of(heap, const struct cmstat_heap_priv, heap)->name;
 }
 EXPORT_SYMBOL_GPL(cmstat_heap_name);
 
@@ -104,26 +104,26 @@ static bool cmstat_heap_name_ok(const char *name)
 	return true;
 }
 
-static struct cmstat_heap *cmstat_heap_find(const char *name)
+static struct cmstat_heap_priv *cmstat_heap_find(const char *name)
 {
-	struct cmstat_heap *heap;
+	struct cmstat_heap_priv *hp;
 
 	lockdep_assert_held(&cmstat_heaps_lock);
-	list_for_each_entry(heap, &cmstat_heaps, node)
-		if (!strcmp(heap->name, name))
-			return heap;
+	list_for_each_entry(hp, &cmstat_heaps, node)
+		if (!strcmp(hp->name, name))
+			return hp;
 	return NULL;
 }
 
 /* The id of the live heap called @name, or 0: for sysfs. */
 u64 cmstat_heap_id(const char *name)
 {
-	struct cmstat_heap *heap;
+	struct cmstat_heap_priv *hp;
 	u64 id;
 
 	mutex_lock(&cmstat_heaps_lock);
-	heap = cmstat_heap_find(name);
-	id = heap ? heap->id : 0;
+	hp = cmstat_heap_find(name);
+	id = hp ? hp->id : 0;
 	mutex_unlock(&cmstat_heaps_lock);
 	return id;
 }
@@ -131,21 +131,21 @@ u64 cmstat_heap_id(const char *name)
 /* Names of the live heaps, one per line, for debugfs. */
 void cmstat_heaps_print_names(struct seq_file *m)
 {
-	struct cmstat_heap *heap;
+	struct cmstat_heap_priv *hp;
 
 	mutex_lock(&cmstat_heaps_lock);
-	list_for_each_entry(heap, &cmstat_heaps, node)
-		seq_printf(m, "%s\n", heap->name);
+	list_for_each_entry(hp, &cmstat_heaps, node)
+		seq_printf(m, "%s\n", hp->name);
 	mutex_unlock(&cmstat_heaps_lock);
 }
 
 /* Free a heap that is off every list, and let go of its module reference. */
-static void cmstat_heap_release(struct cmstat_heap *heap, bool put)
+static void cmstat_heap_release(struct cmstat_heap_priv *hp, bool put)
 {
-	debugfs_remove(heap->debugfs);
-	cmstat_sysfs_remove(heap->sysfs);
-	cmstat_counters_free(heap->stats);
-	kfree(heap);
+	debugfs_remove(hp->debugfs);
+	cmstat_sysfs_remove(hp->sysfs);
+	cmstat_counters_free(hp->stats);
+	kfree(hp);
 	if (put)
 		module_put(THIS_MODULE);
 }
@@ -162,12 +162,12 @@ static void cmstat_heap_retire(const u64 *c)
 
 static unsigned int cmstat_nr_rows(void)
 {
-	struct cmstat_heap *heap;
+	struct cmstat_heap_priv *hp;
 	unsigned int n = 1;	/* the destroyed heaps */
 
-	list_for_each_entry(heap, &cmstat_heaps, node)
+	list_for_each_entry(hp, &cmstat_heaps, node)
 		n++;
-	list_for_each_entry(heap, &cmstat_orphans, node)
+	list_for_each_entry(hp, &cmstat_orphans, node)
 		n++;
 	return n;
 }
@@ -180,15 +180,16 @@ static void cmstat_reap_soon(void)
 	mod_delayed_work(system_wq, &cmstat_reaper, HZ);
 }
 
-static void cmstat_cut_add(struct cmstat_cut *cut, struct cmstat_heap *heap,
+static void cmstat_cut_add(struct cmstat_cut *cut,
+			   const struct cmstat_heap_priv *hp,
 			   enum cmstat_row_kind kind)
 {
 	struct cmstat_row *row = &cut->rows[cut->nr_rows++];
 
 	row->kind = kind;
-	row->id = heap->id;
-	strscpy(row->name, heap->name, sizeof(row->name));
-	cmstat_counters_totals(heap->stats, row->c);
+	row->id = hp->id;
+	strscpy(row->name, hp->name, sizeof(row->name));
+	cmstat_counters_totals(hp->stats, row->c);
 }
 
 /*
@@ -199,27 +200,38 @@ static void cmstat_cut_add(struct cmstat_cut *cut, struct cmstat_heap *heap,
  */
 static void cmstat_cut_review(struct cmstat_cut *cut, struct list_head *empty)
 {
-	struct cmstat_heap *heap, *tmp;
+	struct cmstat_heap_priv *hp, *tmp;
 	unsigned int r = 0;
 	s64 live;
 
-	list_for_each_entry(heap, &cmstat_heaps, node)
-		cmstat_check_counters(heap->name, cut->rows[r++].c, &heap->flags);
-	list_for_each_entry_safe(heap, tmp, &cmstat_orphans, node) {
+	list_for_each_entry(hp, &cmstat_heaps, node)
+		cmstat_check_counters(hp->name, cut->rows[r++].c, &hp->flags);
+	list_for_each_entry_safe(hp, tmp, &cmstat_orphans, node) {
 		struct cmstat_row *row = &cut->rows[r++];
 
-		cmstat_check_counters(heap->name, row->c, &heap->flags);
+		cmstat_check_counters(hp->name, row->c, &hp->flags);
 		live = cmstat_counters_live_objects(row->c);
 		if (live <= 0) {
 			cmstat_heap_retire(row->c);
-			list_move(&heap->node, empty);
+			list_move(&hp->node, empty);
 		} else if (!test_and_set_bit(CMSTAT_HEAP_ORPHAN_REPORTED,
-					     &heap->flags)) {
+					     &hp->flags)) {
 			pr_warn("heap %s destroyed with %lld live objects; they stay allocated, and cmstat loaded, until freed\n",
-				heap->name, live);
+				hp->name, live);
 			cmstat_reap_soon();
 		}
 	}
+}
+
+/* The all-heaps counters of a cut: the sum of its rows. */
+static void cmstat_cut_sum(struct cmstat_cut *cut)
+{
+	unsigned int r, i;
+
+	memset(cut->all, 0, sizeof(cut->all));
+	for (r = 0; r < cut->nr_rows; r++)
+		for (i = 0; i < CMSTAT_HC_NR; i++)
+			cut->all[i] += cut->rows[r].c[i];
 }
 
 /**
@@ -235,7 +247,7 @@ static void cmstat_cut_review(struct cmstat_cut *cut, struct list_head *empty)
  */
 struct cmstat_cut *cmstat_cut_take(void)
 {
-	struct cmstat_heap *heap, *tmp;
+	struct cmstat_heap_priv *hp, *tmp;
 	struct cmstat_cut *cut;
 	LIST_HEAD(empty);
 	int err;
@@ -247,10 +259,10 @@ struct cmstat_cut *cmstat_cut_take(void)
 	cut = kvzalloc(struct_size(cut, rows, cmstat_nr_rows()), GFP_KERNEL);
 	if (cut) {
 		cut->epoch = cmstat_heap_group.gen;
-		list_for_each_entry(heap, &cmstat_heaps, node)
-			cmstat_cut_add(cut, heap, CMSTAT_ROW_HEAP);
-		list_for_each_entry(heap, &cmstat_orphans, node)
-			cmstat_cut_add(cut, heap, CMSTAT_ROW_ORPHAN);
+		list_for_each_entry(hp, &cmstat_heaps, node)
+			cmstat_cut_add(cut, hp, CMSTAT_ROW_HEAP);
+		list_for_each_entry(hp, &cmstat_orphans, node)
+			cmstat_cut_add(cut, hp, CMSTAT_ROW_ORPHAN);
 		/* The destroyed heaps, as of this cut: before any reaping. */
 		cut->rows[cut->nr_rows].kind = CMSTAT_ROW_DESTROYED;
 		memcpy(cut->rows[cut->nr_rows].c, cmstat_destroyed,
@@ -261,19 +273,30 @@ struct cmstat_cut *cmstat_cut_take(void)
 	mutex_unlock(&cmstat_heaps_lock);
 	cmstat_group_snapshot_done(&cmstat_heap_group);
 
-	list_for_each_entry_safe(heap, tmp, &empty, node)
-		cmstat_heap_release(heap, true);
+	list_for_each_entry_safe(hp, tmp, &empty, node)
+		cmstat_heap_release(hp, true);
 	if (!cut)
 		return ERR_PTR(-ENOMEM);
 	cmstat_cut_sum(cut);
 	return cut;
 }
 
+/* The row of the heap with @id in @cut, or NULL. */
+const struct cmstat_row *cmstat_cut_find(const struct cmstat_cut *cut, u64 id)
+{
+	unsigned int r;
+
+	for (r = 0; r < cut->nr_rows; r++)
+		if (cut->rows[r].kind == CMSTAT_ROW_HEAP && cut->rows[r].id == id)
+			return &cut->rows[r];
+	return NULL;
+}
+
 /* One heap's counters; @heap must stay valid (the client's contract). */
 int cmstat_heap_counters(struct cmstat_heap *heap, u64 *c, u64 *epoch)
 {
-	return cmstat_group_read(&cmstat_heap_group, &heap->stats, &c, 1,
-				 epoch);
+	return cmstat_group_read(&cmstat_heap_group,
+				 &cmstat_heap_priv(heap)->stats, &c, 1, epoch);
 }
 
 /* Take a cut now, if there is an orphan that it may release. */
@@ -306,42 +329,42 @@ static void cmstat_reap(struct work_struct *work)
  */
 struct cmstat_heap *cmstat_heap_create(const char *name)
 {
-	struct cmstat_heap *heap;
+	struct cmstat_heap_priv *hp;
 	int err = 0;
 
 	if (!name || !cmstat_heap_name_ok(name))
 		return ERR_PTR(-EINVAL);
 
-	heap = kzalloc(sizeof(*heap), GFP_KERNEL);
-	if (!heap)
+	hp = kzalloc(sizeof(*hp), GFP_KERNEL);
+	if (!hp)
 		return ERR_PTR(-ENOMEM);
-	strscpy(heap->name, name, sizeof(heap->name));
-	heap->stats = cmstat_counters_alloc(&cmstat_heap_group, CMSTAT_HC_NR);
-	if (IS_ERR(heap->stats)) {
-		err = PTR_ERR(heap->stats);
-		kfree(heap);
+	strscpy(hp->name, name, sizeof(hp->name));
+	hp->stats = cmstat_counters_alloc(&cmstat_heap_group, CMSTAT_HC_NR);
+	if (IS_ERR(hp->stats)) {
+		err = PTR_ERR(hp->stats);
+		kfree(hp);
 		return ERR_PTR(err);
 	}
-	heap->slots = heap->stats->delta;
+	hp->heap.slots = hp->stats->delta;
 
 	mutex_lock(&cmstat_heaps_lock);
 	if (cmstat_heap_find(name)) {
 		err = -EEXIST;
 	} else {
-		heap->id = cmstat_next_id++;
-		list_add_tail(&heap->node, &cmstat_heaps);
+		hp->id = cmstat_next_id++;
+		list_add_tail(&hp->node, &cmstat_heaps);
 	}
 	mutex_unlock(&cmstat_heaps_lock);
 	if (err) {
-		cmstat_heap_release(heap, false);
+		cmstat_heap_release(hp, false);
 		return ERR_PTR(err);
 	}
 	/* Our caller is a module using our symbols: we cannot be going. */
 	__module_get(THIS_MODULE);
 	/* Files are best effort: a heap works without them. */
-	heap->debugfs = cmstat_debugfs_add_heap(heap);
-	heap->sysfs = cmstat_sysfs_add_heap(heap);
-	return heap;
+	hp->debugfs = cmstat_debugfs_add_heap(hp->name, hp->id);
+	hp->sysfs = cmstat_sysfs_add_heap(hp->name);
+	return &hp->heap;
 }
 EXPORT_SYMBOL_GPL(cmstat_heap_create);
 
@@ -365,32 +388,34 @@ EXPORT_SYMBOL_GPL(cmstat_heap_create);
 void cmstat_heap_destroy(struct cmstat_heap *heap)
 {
 	char name[CMSTAT_HEAP_NAME_MAX + 1];
+	struct cmstat_heap_priv *hp;
 	struct cmstat_cut *cut;
 
 	if (IS_ERR_OR_NULL(heap))
 		return;
-	if (test_and_set_bit(CMSTAT_HEAP_DESTROYED, &heap->flags)) {
-		pr_err("heap %s destroyed twice; ignored\n", heap->name);
+	hp = cmstat_heap_priv(heap);
+	if (test_and_set_bit(CMSTAT_HEAP_DESTROYED, &hp->flags)) {
+		pr_err("heap %s destroyed twice; ignored\n", hp->name);
 		return;
 	}
 	/* Before the name is free: a new heap of that name gets new files. */
-	debugfs_remove(heap->debugfs);
-	cmstat_sysfs_remove(heap->sysfs);
-	heap->debugfs = NULL;
-	heap->sysfs = NULL;
+	debugfs_remove(hp->debugfs);
+	cmstat_sysfs_remove(hp->sysfs);
+	hp->debugfs = NULL;
+	hp->sysfs = NULL;
 
 	mutex_lock(&cmstat_heaps_lock);
 	if (!cmstat_accounting_enabled()) {
 		/* Nothing counts, and with no statistics nothing reads it. */
-		list_move_tail(&heap->node, &cmstat_kept);
+		list_move_tail(&hp->node, &cmstat_kept);
 		mutex_unlock(&cmstat_heaps_lock);
-		cmstat_counters_free(heap->stats);
-		heap->stats = NULL;
+		cmstat_counters_free(hp->stats);
+		hp->stats = NULL;
 		module_put(THIS_MODULE);
 		return;
 	}
-	list_move_tail(&heap->node, &cmstat_orphans);
-	strscpy(name, heap->name, sizeof(name));
+	list_move_tail(&hp->node, &cmstat_orphans);
+	strscpy(name, hp->name, sizeof(name));
 	mutex_unlock(&cmstat_heaps_lock);
 
 	/*
@@ -410,9 +435,18 @@ void cmstat_heap_destroy(struct cmstat_heap *heap)
 }
 EXPORT_SYMBOL_GPL(cmstat_heap_destroy);
 
-int cmstat_heaps_init(void)
+int __init cmstat_heaps_init(void)
 {
 	return cmstat_group_init(&cmstat_heap_group);
+}
+
+/*
+ * Undo cmstat_heaps_init(): on a failed load, where no heap can exist (no
+ * client links to a module whose init failed), and last at unload.
+ */
+void cmstat_heaps_uninit(void)
+{
+	cmstat_group_destroy(&cmstat_heap_group);
 }
 
 /*
@@ -420,15 +454,15 @@ int cmstat_heaps_init(void)
  * until then) and every orphan released (likewise): only the heaps kept
  * with accounting=0 are left, and no client can use them any more.
  */
-void cmstat_heaps_exit(void)
+void __exit cmstat_heaps_exit(void)
 {
-	struct cmstat_heap *heap, *tmp;
+	struct cmstat_heap_priv *hp, *tmp;
 
 	cancel_delayed_work_sync(&cmstat_reaper);
 	WARN_ON_ONCE(!list_empty(&cmstat_heaps) || !list_empty(&cmstat_orphans));
-	list_for_each_entry_safe(heap, tmp, &cmstat_kept, node) {
-		list_del(&heap->node);
-		cmstat_heap_release(heap, false);
+	list_for_each_entry_safe(hp, tmp, &cmstat_kept, node) {
+		list_del(&hp->node);
+		cmstat_heap_release(hp, false);
 	}
-	cmstat_group_destroy(&cmstat_heap_group);
+	cmstat_heaps_uninit();
 }

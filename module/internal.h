@@ -3,6 +3,7 @@
 #ifndef _CMSTAT_INTERNAL_H
 #define _CMSTAT_INTERNAL_H
 
+#include <linux/init.h>
 #include <linux/jump_label.h>
 #include <linux/list.h>
 #include <linux/slab.h>
@@ -10,53 +11,66 @@
 #include <cmstat/alloc.h>
 #include <cmstat/counters.h>
 
+#include "mutation.h"	/* mutation.c's hooks; stubs outside test builds */
+
 /* counters.c */
-void cmstat_accounting_init(bool enable);
+void __init cmstat_accounting_init(bool enable);
 int cmstat_group_init(struct cmstat_group *group);
 void cmstat_group_destroy(struct cmstat_group *group);
 int cmstat_group_snapshot(struct cmstat_group *group);
 void cmstat_group_snapshot_done(struct cmstat_group *group);
 void cmstat_counters_totals(const struct cmstat_counters *set, u64 *totals);
-
-/* mutation.c, in test-only builds: see include/cmstat/counters.h */
-#ifdef CMSTAT_MUTATIONS
-static inline bool cmstat_mutate_skip_wait(void)
-{
-	return READ_ONCE(cmstat_mutation) == CMSTAT_MUTATE_SKIP_WAIT;
-}
-
-static inline bool cmstat_mutate_ipi_all(void)
-{
-	return READ_ONCE(cmstat_mutation) == CMSTAT_MUTATE_IPI_ALL;
-}
-#else
-static inline bool cmstat_mutate_skip_wait(void)
-{
-	return false;
-}
-
-static inline bool cmstat_mutate_ipi_all(void)
-{
-	return false;
-}
-#endif
+int cmstat_read_refused(unsigned long caller);
 
 /* classes.c: the tables of include/cmstat/alloc.h, filled at load. */
-int cmstat_classes_init(void);
+int __init cmstat_classes_init(void);
 void cmstat_classes_exit(bool loaded);
 
 /* alloc.c */
-void cmstat_alloc_init(void);
+void __init cmstat_alloc_init(void);
 
-/* heap.c and stats.c */
+/* The heaps (heap.c), their statistics (stats.c) and their readers */
+struct dentry;
+struct kobject;
 struct seq_file;
 
-/* Bits of struct cmstat_heap.flags. */
+/* Bits of struct cmstat_heap_priv.flags. */
 enum {
 	CMSTAT_HEAP_DESTROYED,		/* cmstat_heap_destroy() was called */
 	CMSTAT_HEAP_MISUSE_REPORTED,	/* broken statistics were reported */
 	CMSTAT_HEAP_ORPHAN_REPORTED,	/* destroyed holding objects: said */
 };
+
+/**
+ * struct cmstat_heap_priv - a heap, as cmstat.ko keeps it
+ * @heap: what clients see (include/cmstat/alloc.h): the fast path's slots,
+ *	which are @stats' own
+ * @stats: the heap's counter set, in cmstat_heap_group; NULL for a heap
+ *	destroyed by a cmstat loaded with accounting=0
+ * @node: in the list of live heaps, of orphans, or of kept heaps (heap.c)
+ * @id: unique while cmstat is loaded: finds the heap's row in a cut
+ * @debugfs: the heap's debugfs directory, or NULL or an error pointer
+ * @sysfs: the heap's sysfs directory, or NULL
+ * @flags: CMSTAT_HEAP_* bits
+ * @name: as given to cmstat_heap_create()
+ */
+struct cmstat_heap_priv {
+	struct cmstat_heap heap;
+	struct cmstat_counters *stats;
+	struct list_head node;
+	u64 id;
+	struct dentry *debugfs;
+	struct kobject *sysfs;
+	unsigned long flags;
+	char name[CMSTAT_HEAP_NAME_MAX + 1];
+};
+
+/* The private part of a client's handle. */
+static inline struct cmstat_heap_priv *
+cmstat_heap_priv(struct cmstat_heap *heap)
+{
+	return container_of(heap, struct cmstat_heap_priv, heap);
+}
 
 enum cmstat_row_kind {
 	CMSTAT_ROW_HEAP,	/* a live heap */
@@ -92,20 +106,21 @@ struct cmstat_cut {
 	struct cmstat_row rows[];
 };
 
-int cmstat_heaps_init(void);
-void cmstat_heaps_exit(void);
+/* heap.c: the heaps, and cuts of them */
+int __init cmstat_heaps_init(void);
+void cmstat_heaps_uninit(void);
+void __exit cmstat_heaps_exit(void);
 void cmstat_heaps_print_names(struct seq_file *m);
 u64 cmstat_heap_id(const char *name);
 struct cmstat_cut *cmstat_cut_take(void);
+const struct cmstat_row *cmstat_cut_find(const struct cmstat_cut *cut, u64 id);
 int cmstat_heap_counters(struct cmstat_heap *heap, u64 *c, u64 *epoch);
-int cmstat_read_refused(unsigned long caller);
 
+/* stats.c: what counters mean; calls nothing in heap.c */
 void cmstat_derive(const u64 *c, u64 epoch, struct cmstat_heap_stats *st);
 s64 cmstat_counters_live_objects(const u64 *c);
 void cmstat_check_counters(const char *name, const u64 *c,
 			   unsigned long *flags);
-void cmstat_cut_sum(struct cmstat_cut *cut);
-const struct cmstat_row *cmstat_cut_find(const struct cmstat_cut *cut, u64 id);
 
 /*
  * The u64 fields of struct cmstat_heap_stats that debugfs prints and sysfs
@@ -128,19 +143,19 @@ static inline u64 cmstat_stats_field(const struct cmstat_heap_stats *st,
 }
 
 /* debugfs.c */
-void cmstat_debugfs_init(void);
-void cmstat_debugfs_exit(void);
-struct dentry *cmstat_debugfs_add_heap(struct cmstat_heap *heap);
+void __init cmstat_debugfs_init(void);
+void __exit cmstat_debugfs_exit(void);
+struct dentry *cmstat_debugfs_add_heap(const char *name, u64 id);
 
 /* sysfs.c */
-int cmstat_sysfs_init(void);
-void cmstat_sysfs_exit(void);
-struct kobject *cmstat_sysfs_add_heap(struct cmstat_heap *heap);
+int __init cmstat_sysfs_init(void);
+void __exit cmstat_sysfs_exit(void);
+struct kobject *cmstat_sysfs_add_heap(const char *name);
 void cmstat_sysfs_remove(struct kobject *kobj);
 
 /* debug_free.c: hooks that cost a patched-out branch unless debug_free=1 */
-void cmstat_debug_init(bool enable);
-void cmstat_debug_exit(void);
+void __init cmstat_debug_init(bool enable);
+void __exit cmstat_debug_exit(void);
 int __cmstat_debug_track(struct cmstat_heap *heap, const void *obj,
 			 size_t size, gfp_t gfp);
 bool __cmstat_debug_untrack(struct cmstat_heap *heap, const void *obj,

@@ -45,7 +45,7 @@ static int __init cmstat_init(void)
 err_classes:
 	cmstat_classes_exit(false);
 err_heaps:
-	cmstat_heaps_exit();
+	cmstat_heaps_uninit();
 	return err;
 }
 

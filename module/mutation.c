@@ -7,7 +7,9 @@
  * they catch a broken protocol and not only a racy sum: with a mutation
  * they must report violations, without one none.  Mutation 3 brings back
  * the reader that sends an IPI to every CPU, idle and isolated ones too:
- * the control of the check that the reader leaves those alone.
+ * the control of the check that the reader leaves those alone.  The hooks
+ * that act on the parameter are in mutation.h, private to cmstat and its
+ * KUnit modules.
  */
 
 #include <linux/export.h>

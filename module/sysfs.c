@@ -146,14 +146,14 @@ void cmstat_sysfs_remove(struct kobject *kobj)
 	kobject_put(kobj);
 }
 
-struct kobject *cmstat_sysfs_add_heap(struct cmstat_heap *heap)
+struct kobject *cmstat_sysfs_add_heap(const char *name)
 {
 	if (!cmstat_heaps_kobj)
 		return NULL;
-	return cmstat_stats_dir_add(cmstat_heaps_kobj, cmstat_heap_name(heap));
+	return cmstat_stats_dir_add(cmstat_heaps_kobj, name);
 }
 
-static void cmstat_value_attrs_init(void)
+static void __init cmstat_value_attrs_init(void)
 {
 	unsigned int i;
 
@@ -169,23 +169,8 @@ static void cmstat_value_attrs_init(void)
 	}
 }
 
-int cmstat_sysfs_init(void)
-{
-	cmstat_value_attrs_init();
-	cmstat_kobj = kobject_create_and_add("cmstat", kernel_kobj);
-	if (!cmstat_kobj)
-		return -ENOMEM;
-	cmstat_heaps_kobj = kobject_create_and_add("heaps", cmstat_kobj);
-	cmstat_all_kobj = cmstat_stats_dir_add(cmstat_kobj, "all");
-	if (!cmstat_heaps_kobj || !cmstat_all_kobj ||
-	    sysfs_create_file(cmstat_kobj, &cmstat_attr_epoch.attr)) {
-		cmstat_sysfs_exit();
-		return -ENOMEM;
-	}
-	return 0;
-}
-
-void cmstat_sysfs_exit(void)
+/* The directories and the epoch file: on a failed load, and at unload. */
+static void cmstat_sysfs_remove_dirs(void)
 {
 	if (cmstat_kobj)
 		sysfs_remove_file(cmstat_kobj, &cmstat_attr_epoch.attr);
@@ -195,6 +180,28 @@ void cmstat_sysfs_exit(void)
 	cmstat_all_kobj = NULL;
 	cmstat_heaps_kobj = NULL;
 	cmstat_kobj = NULL;
+}
+
+int __init cmstat_sysfs_init(void)
+{
+	cmstat_value_attrs_init();
+	cmstat_kobj = kobject_create_and_add("cmstat", kernel_kobj);
+	if (!cmstat_kobj)
+		return -ENOMEM;
+	cmstat_heaps_kobj = kobject_create_and_add("heaps", cmstat_kobj);
+	cmstat_all_kobj = cmstat_stats_dir_add(cmstat_kobj, "all");
+	if (!cmstat_heaps_kobj || !cmstat_all_kobj ||
+	    sysfs_create_file(cmstat_kobj, &cmstat_attr_epoch.attr)) {
+		cmstat_sysfs_remove_dirs();
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* After the files are gone, no read can cache a cut any more. */
+void __exit cmstat_sysfs_exit(void)
+{
+	cmstat_sysfs_remove_dirs();
 	kvfree(cmstat_epoch_cut);
 	cmstat_epoch_cut = NULL;
 }

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0
-"""kdoc_plain.py PAGE < kernel-doc-output: fill PAGE's kernel-doc blocks.
+"""kdoc_plain.py [--check] PAGE < kernel-doc-output: fill PAGE's blocks.
 
 The kernel's scripts/kernel-doc -rst writes for Sphinx: each item opens
 with a C-domain directive (".. c:function::", ".. c:struct::",
@@ -37,6 +37,12 @@ It fails, rather than produce a page that quietly lacks something, when a
 block names an item kernel-doc did not document, when a documented item
 is in no block (a new API function must be placed on the page), or when
 kernel-doc emits a Sphinx construct this filter does not know.
+
+With --check, it writes nothing: it only fails as above.  That is how
+scripts/docs.sh check holds Documentation/api.rst, whose blocks hold a
+hand-written index of their items, to naming every documented item once;
+without --check, scripts/docs.sh api renders the whole reference from the
+same page.
 """
 
 import re
@@ -223,19 +229,25 @@ def fill(page, items):
 
 
 def main():
-    if len(sys.argv) != 2:
-        fail('usage: kdoc_plain.py PAGE < kernel-doc-output')
+    args = sys.argv[1:]
+    check = args[:1] == ['--check']
+    if check:
+        args = args[1:]
+    if len(args) != 1:
+        fail('usage: kdoc_plain.py [--check] PAGE < kernel-doc-output')
     items = {}
     for item in split_items(sys.stdin.read().split('\n')):
         name, lines = convert(item)
         if name in items:
             fail('two items named %s' % name)
         items[name] = lines
-    with open(sys.argv[1], encoding='utf-8') as f:
+    with open(args[0], encoding='utf-8') as f:
         page = f.read().split('\n')
     if page and page[-1] == '':
         page.pop()
-    sys.stdout.write('\n'.join(fill(page, items)) + '\n')
+    out = fill(page, items)
+    if not check:
+        sys.stdout.write('\n'.join(out) + '\n')
 
 
 if __name__ == '__main__':

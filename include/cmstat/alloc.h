@@ -21,7 +21,6 @@
 #include <linux/bitops.h>
 #include <linux/gfp.h>
 #include <linux/jump_label.h>
-#include <linux/list.h>
 #include <linux/overflow.h>
 #include <linux/slab.h>
 #include <linux/types.h>
@@ -56,33 +55,23 @@
  */
 #define CMSTAT_HEAP_NAME_MAX	31
 
-struct dentry;
-struct kobject;
-
 /**
- * struct cmstat_heap - a named heap
+ * struct cmstat_heap - a named heap, as its clients see it
  * @slots: its counters' per-CPU slots, for the inline fast path
  *
  * Clients hold a pointer from cmstat_heap_create() and touch nothing in
- * it: only cmstat's inline allocation functions read @slots.  The rest is
- * cmstat.ko's.
+ * it: only cmstat's inline allocation functions read @slots.  This is all
+ * of the heap that they compile against.  cmstat.ko embeds it in its own
+ * struct cmstat_heap_priv (module/internal.h) with the heap's name, files,
+ * list and flags: so those stay out of the modversions CRCs of every
+ * exported function that takes a heap, and can change without breaking
+ * client modules.  Embedded, not pointed to as percpu_ref points to its
+ * percpu_ref_data: the fast path loads @slots from the handle itself, as
+ * before, and genksyms, which follows pointers into every structure whose
+ * definition it sees, never meets the private one through this.
  */
 struct cmstat_heap {
 	u64 __percpu *slots;
-	/* private: */
-	/*
-	 * The heap's counter set, in cmstat_heap_group (@slots are its); NULL
-	 * for a heap destroyed by a cmstat loaded with accounting=0.
-	 */
-	struct cmstat_counters *stats;
-	/* In the list of live heaps, of orphans, or of kept heaps. */
-	struct list_head node;
-	/* Unique while cmstat is loaded: finds the heap's row in a cut. */
-	u64 id;
-	struct dentry *debugfs;
-	struct kobject *sysfs;
-	unsigned long flags;		/* CMSTAT_HEAP_*, module/internal.h */
-	char name[CMSTAT_HEAP_NAME_MAX + 1];
 };
 
 /*
@@ -174,12 +163,23 @@ struct cmstat_heap *cmstat_heap_create(const char *name);
 void cmstat_heap_destroy(struct cmstat_heap *heap);
 const char *cmstat_heap_name(const struct cmstat_heap *heap);
 
-void *__cmstat_alloc(struct cmstat_heap *heap, size_t size, gfp_t gfp);
+/*
+ * The allocators say what they return, as include/linux/slab.h's do: the
+ * object's size (__alloc_size, for FORTIFY_SOURCE and
+ * __builtin_dynamic_object_size()) and, for new memory, that it aliases
+ * nothing (__malloc, which __alloc_size implies).  cmstat_realloc() and
+ * __cmstat_alloc_tail() may return memory the caller already points to,
+ * so only the size: __realloc_size, as krealloc().
+ */
+void *__cmstat_alloc(struct cmstat_heap *heap, size_t size, gfp_t gfp)
+	__alloc_size(2);
 void __cmstat_free(struct cmstat_heap *heap, const void *obj, size_t size);
-void *cmstat_realloc(struct cmstat_heap *heap, const void *obj,
-		     size_t old_size, size_t new_size, gfp_t gfp);
+void *__must_check cmstat_realloc(struct cmstat_heap *heap, const void *obj,
+				  size_t old_size, size_t new_size, gfp_t gfp)
+	__realloc_size(4);
 void *__cmstat_alloc_tail(struct cmstat_heap *heap, void *obj,
-			  unsigned int class, size_t size, gfp_t gfp);
+			  unsigned int class, size_t size, gfp_t gfp)
+	__realloc_size(4);
 void __cmstat_alloc_failed(struct cmstat_heap *heap);
 void __cmstat_free_tail(struct cmstat_heap *heap, const void *obj,
 			unsigned int class, size_t size);
@@ -361,8 +361,8 @@ static __always_inline void __cmstat_account(const struct cmstat_heap *heap,
  * does not honour them either); GFP_DMA above %CMSTAT_MAX_CLASS_SIZE is
  * honoured, by the page allocator.
  */
-static __always_inline void *cmstat_alloc(struct cmstat_heap *heap,
-					  size_t size, gfp_t gfp)
+static __always_inline __alloc_size(2) void *
+cmstat_alloc(struct cmstat_heap *heap, size_t size, gfp_t gfp)
 {
 	unsigned int class;
 	void *obj;
@@ -397,8 +397,8 @@ static __always_inline void *cmstat_alloc(struct cmstat_heap *heap,
  *
  * Return: as cmstat_alloc().
  */
-static __always_inline void *cmstat_zalloc(struct cmstat_heap *heap,
-					   size_t size, gfp_t gfp)
+static __always_inline __alloc_size(2) void *
+cmstat_zalloc(struct cmstat_heap *heap, size_t size, gfp_t gfp)
 {
 	return cmstat_alloc(heap, size, gfp | __GFP_ZERO);
 }
@@ -415,9 +415,8 @@ static __always_inline void *cmstat_zalloc(struct cmstat_heap *heap,
  * Return: as cmstat_alloc() for @n * @size bytes; NULL, counted as a
  * failure, if the product overflows.
  */
-static __always_inline void *cmstat_alloc_array(struct cmstat_heap *heap,
-						size_t n, size_t size,
-						gfp_t gfp)
+static __always_inline __alloc_size(2, 3) void *
+cmstat_alloc_array(struct cmstat_heap *heap, size_t n, size_t size, gfp_t gfp)
 {
 	/* An overflow saturates to SIZE_MAX: above every class, it fails. */
 	return cmstat_alloc(heap, size_mul(n, size), gfp);

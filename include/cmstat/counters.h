@@ -164,31 +164,14 @@ struct cmstat_section {
 	unsigned long slot_off;
 };
 
-#ifdef CMSTAT_MUTATIONS
 /*
- * Test-only builds (CMSTAT_MUTATIONS=y, made by scripts/check.sh, never
- * installed) can break the protocol on purpose, to show that the stress
- * tests catch a broken protocol; see module/mutation.c.
+ * The sequence counter a section in context @ctx uses: its own.  Only the
+ * test builds of cmstat.ko and its KUnit modules define this beforehand,
+ * to break the protocol on purpose (module/mutation.h).
  */
-enum cmstat_mutation {
-	CMSTAT_MUTATE_NONE,
-	CMSTAT_MUTATE_SKIP_WAIT,	/* the reader does not wait for sections */
-	CMSTAT_MUTATE_SHARED_SEQ,	/* every context uses the task counter */
-	CMSTAT_MUTATE_IPI_ALL,		/* the old reader: IPIs every CPU */
-};
-
-extern int cmstat_mutation;
+#ifndef __cmstat_seq_index
+#define __cmstat_seq_index(ctx)	(ctx)
 #endif
-
-/* The sequence counter a section in context @ctx uses. */
-static __always_inline unsigned int cmstat_seq_index(unsigned int ctx)
-{
-#ifdef CMSTAT_MUTATIONS
-	if (READ_ONCE(cmstat_mutation) == CMSTAT_MUTATE_SHARED_SEQ)
-		return CMSTAT_CTX_TASK;
-#endif
-	return ctx;
-}
 
 /*
  * Nested sections' adds to one counter are safe only if an interrupt
@@ -235,7 +218,7 @@ static __always_inline void __cmstat_section_open(struct cmstat_section *sec,
 						  unsigned int ctx)
 {
 	preempt_disable();
-	sec->ctx = cmstat_seq_index(ctx);
+	sec->ctx = __cmstat_seq_index(ctx);
 	/*
 	 * Odd: a section is open.  The bit is set, not the counter
 	 * incremented: a client that returned or slept without

@@ -381,8 +381,15 @@ static bool realloc_pattern(const u8 *p, size_t n)
 	return true;
 }
 
+/*
+ * Bytes @from to @to of @p are zero.  @to may be past the size asked for,
+ * in the object's class slack, which cmstat_realloc() zeroes too; its
+ * __realloc_size() tells FORTIFY_SOURCE the size asked for, so the pointer
+ * is hidden from it first.
+ */
 static bool realloc_zero(const u8 *p, size_t from, size_t to)
 {
+	OPTIMIZER_HIDE_VAR(p);
 	return !memchr_inv(p + from, 0, to - from);
 }
 

@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * cmstat protocol mutations, for test builds only (CMSTAT_MUTATIONS=y;
+ * module/mutation.c says what each one breaks, and why).
+ *
+ * Private to cmstat.ko and its KUnit modules: no client includes this.
+ * The writer's choice of sequence counter sits in an inline of
+ * <cmstat/counters.h>, which the KUnit stress writers compile too, so the
+ * mutant builds of both pass this file to the compiler with -include
+ * (module/Kbuild, kunit/Kbuild), ahead of every header: it defines
+ * __cmstat_seq_index() before <cmstat/counters.h> would give its plain
+ * default.  The public header names no mutation, and a client (or an
+ * installed cmstat) can never be built with one.
+ */
+#ifndef _CMSTAT_MUTATION_H
+#define _CMSTAT_MUTATION_H
+
+#include <linux/compiler.h>
+#include <linux/types.h>
+
+#ifdef CMSTAT_MUTATIONS
+enum cmstat_mutation {
+	CMSTAT_MUTATE_NONE,
+	CMSTAT_MUTATE_SKIP_WAIT,	/* the reader does not wait for sections */
+	CMSTAT_MUTATE_SHARED_SEQ,	/* every context uses the task counter */
+	CMSTAT_MUTATE_IPI_ALL,		/* the old reader: IPIs every CPU */
+};
+
+/* The module parameter "mutation"; set at load, read-only after. */
+extern int cmstat_mutation;
+
+/* Every context's sections on the task context's counter. */
+#define __cmstat_seq_index(ctx)					\
+	(READ_ONCE(cmstat_mutation) == CMSTAT_MUTATE_SHARED_SEQ ?	\
+	 CMSTAT_CTX_TASK : (ctx))
+
+static inline bool cmstat_mutate_skip_wait(void)
+{
+	return READ_ONCE(cmstat_mutation) == CMSTAT_MUTATE_SKIP_WAIT;
+}
+
+static inline bool cmstat_mutate_ipi_all(void)
+{
+	return READ_ONCE(cmstat_mutation) == CMSTAT_MUTATE_IPI_ALL;
+}
+#else
+static inline bool cmstat_mutate_skip_wait(void)
+{
+	return false;
+}
+
+static inline bool cmstat_mutate_ipi_all(void)
+{
+	return false;
+}
+#endif /* CMSTAT_MUTATIONS */
+
+#endif /* _CMSTAT_MUTATION_H */
