@@ -24,7 +24,7 @@
 #   DEBUG_VMS=N    VMs the debug kernel's checks are shared out to (3)
 #   VM_JOBS=N      VMs running at once (4)
 #   VM_TIMEOUT=s   seconds before a test-kernel VM counts as hung (default
-#                  1800 + 300 per vCPU; the stock-kernel VMs get 900)
+#                  3600 + 300 per vCPU; the stock-kernel VMs get 1800)
 #   LOGDIR=dir     where console logs go (default ./logs); the logs of a
 #                  failing VM are also copied to LOGDIR/failed-<time>-*.
 #   CMSTAT_CACHE   kernel and package cache (default ~/.cache/cmstat)
@@ -38,9 +38,9 @@ SMP=${SMP:-4}
 FILTER=${FILTER:-}
 KCSAN=${KCSAN:-1}
 DEBUG_VMS=${DEBUG_VMS:-3}
-VM_TIMEOUT=${VM_TIMEOUT:-$((1800 + 300 * SMP))}
+VM_TIMEOUT=${VM_TIMEOUT:-$((3600 + 300 * SMP))}
 # The stock-kernel VMs', also only there to catch a hang.
-STOCK_VM_TIMEOUT=900
+STOCK_VM_TIMEOUT=1800
 LOGDIR=${LOGDIR:-$CMSTAT_ROOT/logs}
 BUILDDIR=$CMSTAT_ROOT/.build
 KTAPDIR=$BUILDDIR/ktap

@@ -8,8 +8,8 @@
 #   kernel's own scripts/kernel-doc from KSRC (default: the unpacked
 #   linux-source-6.12) and scripts/kdoc_plain.py.  Nothing in the tree is
 #   written: the headers are the reference, api.rst the guide to it.
-# docs.sh check [KSRC]: the documentation gates, one "PASS|FAIL  docs: ..."
-#   line each (scripts/lint.sh runs them):
+# docs.sh check [KSRC]: the documentation gates, one KTAP document with a
+#   result each (scripts/lint.sh runs them):
 #   - kernel-doc -Wall has nothing to say about the headers and exports,
 #     and api.rst names every item it documents, once (kdoc_plain.py
 #     --check);
@@ -21,6 +21,7 @@
 #   Exits non-zero if any gate fails.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/ktap.sh"
 
 mode=${1:-}
 case "$mode" in
@@ -68,19 +69,19 @@ if [ "$mode" = api ]; then
 	exit 0
 fi
 
-export GATE_PREFIX=${GATE_PREFIX:-docs}
-
 if generate "$tmp/api.rst" --check 2>"$tmp/gen.err"; then
 	kd=$(grep -c . "$tmp/kdoc.warn" || true)
-	[ "$kd" = 0 ] || head -n 20 "$tmp/kdoc.warn"
-	gate "kernel-doc clean, every item in api.rst" "$([ "$kd" = 0 ] && echo 1)" \
+	[ "$kd" = 0 ] || ktap_diag "$(head -n 20 "$tmp/kdoc.warn")"
+	ktap_result "kernel-doc clean, every item in api.rst" "$([ "$kd" = 0 ] && echo 1)" \
 		"$kd kernel-doc warnings"
 else
-	cat "$tmp/gen.err" "$tmp/kdoc.warn"
-	gate "kernel-doc clean, every item in api.rst" 0 \
+	ktap_diag "$(cat "$tmp/gen.err" "$tmp/kdoc.warn")"
+	ktap_result "kernel-doc clean, every item in api.rst" 0 \
 		"kernel-doc failed, or api.rst does not name every item once"
 fi
 
-# docs_check.py prints its own two gate lines and the problems it found.
-"$PYTHON" scripts/docs_check.py "$CMSTAT_ROOT" || gate_failed=1
-exit $gate_failed
+# docutils and the links, a document of their own.
+status=0
+"$PYTHON" scripts/docs_check.py "$CMSTAT_ROOT" >"$tmp/pages" || status=$?
+ktap_subtest pages "$tmp/pages" "$status"
+ktap_print

@@ -2,11 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0
 """docs_check.py ROOT: render the documentation and check its links.
 
-Prints two gate lines for scripts/docs.sh, each after the problems it found
-(PREFIX is $GATE_PREFIX, "docs" unless scripts/lint.sh sets it):
+Prints one KTAP document for scripts/docs.sh, two results, each after the
+problems it found as diagnostics:
 
-  PASS|FAIL  PREFIX: docutils strict (N pages)
-  PASS|FAIL  PREFIX: links (N links)
+  ok|not ok 1 docutils strict
+  ok|not ok 2 links
 
 Rendering: every .rst under ROOT/Documentation goes through plain docutils
 (the html5 writer), the only renderer cmstat promises, and GitHub's.  Any
@@ -33,7 +33,6 @@ import urllib.parse
 import docutils
 import docutils.core
 
-PREFIX = os.environ.get('GATE_PREFIX', 'docs')
 MESSAGE = re.compile(r'\((DEBUG|INFO|WARNING|ERROR|SEVERE)/\d\)')
 SCHEME = re.compile(r'^[A-Za-z][A-Za-z0-9+.-]*:')
 
@@ -127,12 +126,11 @@ def main():
         links += [(rel, page, href) for href in parser.hrefs]
     if not pages:
         problems.append('no page under %s' % docs)
-    # As in lint.sh: the problems first, then the gate line.
-    for p in problems:
-        print('  ' + p.replace(root + os.sep, ''))
-    print('%s  %s: docutils strict  (%d pages, %d messages, docutils %s)'
-          % ('FAIL' if problems else 'PASS', PREFIX, len(pages), len(problems),
-             docutils.__version__))
+    print('KTAP version 1')
+    print('1..2')
+    result(1, 'docutils strict', [p.replace(root + os.sep, '') for p in problems],
+           '%d pages, %d messages, docutils %s'
+           % (len(pages), len(problems), docutils.__version__))
 
     readme = os.path.join(root, 'README.md')
     with open(readme, encoding='utf-8') as f:
@@ -163,12 +161,17 @@ def main():
                     where, href, url.fragment, os.path.relpath(target, root)))
     if not between:
         broken.append('no link between files: did the pages render?')
-    for b in broken:
-        print('  ' + b)
-    print('%s  %s: links  (%d links, %d between files, %d broken)'
-          % ('FAIL' if broken else 'PASS', PREFIX, checked, between,
-             len(broken)))
+    result(2, 'links', broken, '%d links, %d between files, %d broken'
+           % (checked, between, len(broken)))
     return 1 if problems or broken else 0
+
+
+def result(number, name, problems, detail):
+    """One KTAP result, after its problems and counts as diagnostics."""
+    for p in problems:
+        print('# ' + p)
+    print('# %s: %s' % (name, detail))
+    print('%s %d %s' % ('not ok' if problems else 'ok', number, name))
 
 
 if __name__ == '__main__':

@@ -10,15 +10,6 @@ JOBS=${JOBS:-$(($(nproc) + 1))}
 
 log() { printf '[cmstat] %s\n' "$*" >&2; }
 
-# gate NAME OK DETAIL: one "PASS|FAIL  $GATE_PREFIX: NAME  (DETAIL)" line,
-# the form make check counts; a failure sets gate_failed=1.
-GATE_PREFIX=${GATE_PREFIX:-}
-gate_failed=0
-gate() {
-	local verdict=PASS
-	[ "$2" = 1 ] || { verdict=FAIL; gate_failed=1; }
-	printf '%s  %s: %s  (%s)\n' "$verdict" "$GATE_PREFIX" "$1" "$3"
-}
 die() { printf '[cmstat] error: %s\n' "$*" >&2; exit 1; }
 
 # pkg_installed PKG: true when dpkg has PKG fully installed.

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 # kernels: debug kcsan
-# timeout: 1500
+# timeout: 2400
 # The KUnit suites of cmstat_kunit.ko (smoke, counters and their stress,
 # the allocator and its stress), each printing its own KTAP.  KCSAN slows
 # the stress more than it gains from it past 1000 snapshots (the module's

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 # kernels: debug
-# timeout: 1500
+# timeout: 2400
 # The mutation proof: cmstat and the stress suite built with
 # CMSTAT_MUTATIONS (test only, module/mutation.c), loaded once with each
 # protocol mutation.  The suite passes only if mutation 0 shows no
