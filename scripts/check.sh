@@ -69,13 +69,15 @@ build_modules() {
 	ktap_result "$name${*:+ $*}" "$ok" "log $log"
 }
 
-# build_mutant NAME KDIR: cmstat.ko, and the KUnit module if KDIR has
-# KUnit, built with CMSTAT_MUTATIONS (module/mutation.c) for the mutation
-# proof and the quiet reader's control, renamed cmstat_mutant.ko and
-# cmstat_kunit_mutant.ko (their module names stay cmstat and cmstat_kunit).
+# build_mutant NAME KDIR [MAKEARG...]: cmstat.ko, and the KUnit module if
+# KDIR has KUnit, built with CMSTAT_MUTATIONS (module/mutation.c) for the
+# mutation proof and the quiet reader's control, renamed cmstat_mutant.ko
+# and cmstat_kunit_mutant.ko (their module names stay cmstat and
+# cmstat_kunit).
 build_mutant() {
-	local dir="$BUILDDIR/$1-mutant"
-	build_modules "$1-mutant" "$2" C=2 CMSTAT_MUTATIONS=y CMSTAT_BENCH= CMSTAT_TESTS=
+	local name=$1 kdir=$2 dir="$BUILDDIR/$1-mutant"
+	shift 2
+	build_modules "$name-mutant" "$kdir" CMSTAT_MUTATIONS=y CMSTAT_BENCH= CMSTAT_TESTS= "$@"
 	cp "$dir/module/cmstat.ko" "$dir/cmstat_mutant.ko" 2>/dev/null
 	[ -e "$dir/kunit/cmstat_kunit.ko" ] &&
 		cp "$dir/kunit/cmstat_kunit.ko" "$dir/cmstat_kunit_mutant.ko"
@@ -94,8 +96,13 @@ test_kernel_vms() {
 	local flavour=$1 nvms=$2 kdir i=0 checks kos
 	kdir=$(bash "$CMSTAT_ROOT/scripts/kernel.sh" "$flavour") ||
 		{ ktap_result "$flavour kernel" 0 "scripts/kernel.sh $flavour failed"; return; }
-	build_modules "$flavour" "$kdir"
-	[ "$flavour" = debug ] && build_mutant "$flavour" "$kdir"
+	# The debug build with sparse too: lint.sh takes its log (LINT_TREE).
+	if [ "$flavour" = debug ]; then
+		build_modules debug "$kdir" C=2
+		build_mutant debug "$kdir" C=2
+	else
+		build_modules "$flavour" "$kdir"
+	fi
 	mapfile -t kos < <(modules_of "$flavour")
 	# shellcheck disable=SC2046 # one word per check
 	share_checks "$flavour" "$nvms" $(checks_for "$flavour") |
@@ -162,7 +169,6 @@ builds_and_vms() {
 		nohz="nohz_full=$((SMP - 2))-$((SMP - 1)) isolcpus=$((SMP - 2))-$((SMP - 1))"
 	fi
 	wait "$PKG_PID"
-	echo $? >"$KTAPDIR/packaging.rc"
 	DEB_KOS=()
 	[ "$(cat "$BUILDDIR/deb-check/vm/abi" 2>/dev/null)" = "$abi612" ] &&
 		DEB_KOS=("$BUILDDIR"/deb-check/vm/deb-*.ko)
@@ -205,16 +211,19 @@ KSRC=$(kernel_source)
 # The packaging checks run beside the builds.  Everything they install is
 # installed here, first: two apt runs at once would fight over dpkg's lock.
 ensure_pkgs "${DEB_PKGS[@]}" "${ARM64_PKGS[@]}"
-JOBS=1 bash "$CMSTAT_ROOT/scripts/packaging.sh" "$(stock_abi 6.12)" \
-	>"$KTAPDIR/packaging.ktap" 2>"$KTAPDIR/packaging.log" &
+(
+	JOBS=1 bash "$CMSTAT_ROOT/scripts/packaging.sh" "$(stock_abi 6.12)" \
+		>"$KTAPDIR/packaging.ktap" 2>"$KTAPDIR/packaging.log"
+	echo $? >"$KTAPDIR/packaging.rc"
+) &
 PKG_PID=$!
-trap 'kill "$PKG_PID" 2>/dev/null; kill "${VM_PIDS[@]}" 2>/dev/null' EXIT
+trap 'kill "$PKG_PID" 2>/dev/null; vm_kill_all' EXIT
 
 TEST_VMS=()
 stage build builds_and_vms
 STAGES+=(packaging)
 stage i386 bash "$CMSTAT_ROOT/scripts/i386-check.sh"
-stage lint bash "$CMSTAT_ROOT/scripts/lint.sh" "$KSRC" \
+stage lint env LINT_TREE="$BUILDDIR/debug" bash "$CMSTAT_ROOT/scripts/lint.sh" "$KSRC" \
 	"$(bash "$CMSTAT_ROOT/scripts/kernel.sh" debug)"
 # The instruction budgets: one more, short VM, of the stock 6.12 kernel,
 # with the modules built against its headers.

@@ -156,12 +156,14 @@ copy_tree() {
 }
 
 # build_tree DIR KDIR [MAKEARG...]: copy the sources into DIR and build the
-# modules there against KDIR; the log is DIR.log.
+# modules there against KDIR; the log is DIR.log, make's status DIR.rc.
 build_tree() {
-	local dir=$1 kdir=$2
+	local dir=$1 kdir=$2 rc=0
 	shift 2
 	copy_tree "$dir"
-	make -C "$dir" KDIR="$kdir" "$@" >"$dir.log" 2>&1
+	make -C "$dir" KDIR="$kdir" "$@" >"$dir.log" 2>&1 || rc=$?
+	echo "$rc" >"$dir.rc"
+	return "$rc"
 }
 
 # stock_612_tree NAME: build the tree against Debian's stock 6.12 headers

@@ -104,11 +104,21 @@ vm_start() {
 	VM_PIDS+=($!)
 }
 
+# vm_kill_all: end every VM still running (QEMU runs under timeout, a
+# child of the VM's subshell, which passes the signal on).
+vm_kill_all() {
+	local pid
+	for pid in "${VM_PIDS[@]}"; do
+		pkill -P "$pid"
+		kill "$pid"
+	done 2>/dev/null
+}
+
 # vm_wait_all: until every VM has ended.
 vm_wait_all() {
 	local pid
 	for pid in "${VM_PIDS[@]}"; do
-		wait "$pid"
+		wait "$pid" 2>/dev/null
 	done
 	VM_PIDS=()
 }
