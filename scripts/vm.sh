@@ -85,20 +85,20 @@ vm_console() {
 # vm_clock: what an x86 guest's clocks need on a busy host.  no_timer_check:
 # the boot's check that the IO-APIC timer ticks in time, which a host busy
 # with other VMs can fail ("IO-APIC + timer doesn't work!", a panic, seen
-# here with five VMs at once).  tsc=unstable on multi-threaded TCG: the
-# clocksource watchdog can find the emulated TSC unstable while the guest
-# runs, and the static-key patching that follows can crash multi-threaded
-# TCG ("Oops: int3" in sched_clock_cpu, seen on Debian's 7.3.4 nine
-# seconds in); unstable from the start, the TSC is never switched away from
-# later.  Not under -icount: one thread runs all vCPUs there, the patching
-# is safe, and the benchmarks keep their clock.
+# here with five VMs at once).  tsc=reliable: no clocksource watchdog on
+# the TSC.  On a busy host the watchdog can find the emulated TSC unstable
+# while the guest runs, and the static-key patching of the switch that
+# follows can crash multi-threaded TCG ("Oops: int3" in sched_clock_cpu,
+# seen on Debian's 7.3.4 nine seconds in).  QEMU derives every vCPU's TSC
+# from one host clock, so it is as reliable as the flag says.  Not
+# tsc=unstable, which avoids the switch by starting on the HPET: every
+# clock read is then an emulated MMIO access under QEMU's global lock, and
+# a check that reads the clock often ran twenty times slower.  Neither
+# under -icount: one thread runs all vCPUs there, in a clock of its own,
+# and the benchmarks' instruction counts stay those of a stock boot.
 vm_clock() {
-	[ "$VM_ARCH" = arm64 ] && return
-	if [ "${VM_ICOUNT:-0}" = 1 ]; then
-		echo no_timer_check
-	else
-		echo no_timer_check tsc=unstable
-	fi
+	[ "$VM_ARCH" = arm64 ] || [ "${VM_ICOUNT:-0}" = 1 ] ||
+		echo no_timer_check tsc=reliable
 }
 
 # boot_once KERNEL INITRD LOG TIMEOUT SMP [CMDLINE...]: one boot, console to
@@ -122,7 +122,7 @@ GUEST_FIRST_LINE='cmstat-[a-z0-9]+-begin'
 # more if the kernel died before the guest's first line: that crash cannot
 # be ours.  Seen here, in test, benchmark and stock VMs alike: "Oops: int3"
 # in jump-label patching at boot, multi-threaded TCG executing a stale
-# breakpoint (tsc=unstable, vm_clock, covers the same flake later on).
+# breakpoint (tsc=reliable, vm_clock, covers the same flake later on).
 # The crashed log is kept as LOG.crashed-before-cmstat, and the retry is
 # said.  Returns QEMU's status, 124 on timeout.
 run_vm() {
