@@ -30,7 +30,7 @@
 #
 # Knobs for check: SMP=N (vCPUs, default 4), FILTER=glob (KUnit suite.case),
 # KCSAN=0 (skip the KCSAN kernel), DEBUG_VMS=N (VMs sharing the debug
-# kernel's checks, default 3), VM_JOBS=N (VMs at once, default 4),
+# kernel's checks, default 2), VM_JOBS=N (VMs at once, default 2),
 # VM_TIMEOUT=seconds, LOGDIR=dir (console logs and check.ktap, default
 # ./logs; a failing VM's log is also kept as LOGDIR/failed-<time>-<vm>.log),
 # CMSTAT_CACHE=dir (kernels and kernel trees, default ~/.cache/cmstat).

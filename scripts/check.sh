@@ -21,8 +21,8 @@
 #   SMP=N          vCPUs of the x86 test VMs (default 4)
 #   FILTER=glob    KUnit suite filter, kunit.filter_glob syntax (suite.case)
 #   KCSAN=0        skip the KCSAN kernel
-#   DEBUG_VMS=N    VMs the debug kernel's checks are shared out to (3)
-#   VM_JOBS=N      VMs running at once (4)
+#   DEBUG_VMS=N    VMs the debug kernel's checks are shared out to (2)
+#   VM_JOBS=N      VMs running at once (2)
 #   VM_TIMEOUT=s   seconds before a test-kernel VM counts as hung (default
 #                  3600 + 300 per vCPU; the stock-kernel VMs get 1800)
 #   LOGDIR=dir     where console logs go (default ./logs); the logs of a
@@ -37,7 +37,7 @@ set -uo pipefail
 SMP=${SMP:-4}
 FILTER=${FILTER:-}
 KCSAN=${KCSAN:-1}
-DEBUG_VMS=${DEBUG_VMS:-3}
+DEBUG_VMS=${DEBUG_VMS:-2}
 VM_TIMEOUT=${VM_TIMEOUT:-$((3600 + 300 * SMP))}
 # The stock-kernel VMs', also only there to catch a hang.
 STOCK_VM_TIMEOUT=1800

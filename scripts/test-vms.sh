@@ -65,10 +65,12 @@ record_durations() {
 		mv "$DURATIONS/$kernel.new" "$DURATIONS/$kernel"
 }
 
-# VMs run side by side, at most VM_JOBS at once: most of a test VM's time
-# is spent waiting (each rmmod of the debug kernel waits for its delayed
-# kobject releases), so more VMs than host cores keep the cores busy.
-VM_JOBS=${VM_JOBS:-4}
+# VMs run side by side, at most VM_JOBS at once.  Two, on two host cores:
+# much of a debug VM's time is spent waiting (each rmmod waits for its
+# module's delayed kobject releases), which the other VM fills.  Not more:
+# a reader's cross-CPU calls wait for vCPUs the host has descheduled, and
+# with four VMs of four vCPUs a check of 40 s took over ten minutes.
+VM_JOBS=${VM_JOBS:-2}
 VM_PIDS=()
 
 # vm_wait_slot: until fewer than VM_JOBS VMs run.
