@@ -178,7 +178,9 @@ builds_and_vms() {
 	ktap_print
 }
 
-# report: every stage's document nested in one, parsed by kunit.py.
+# report: every stage's document nested in one, parsed by kunit.py; what
+# failed, with its diagnostics, the stress suites' figures, the top level
+# of the tree and kunit.py's counts.
 report() {
 	local name counts p f c e
 	ktap_reset
@@ -186,12 +188,15 @@ report() {
 		ktap_subtest "$name" "$KTAPDIR/$name.ktap" "$(cat "$KTAPDIR/$name.rc")"
 	done
 	ktap_print >"$LOGDIR/check.ktap"
-	python3 "$KSRC/tools/testing/kunit/kunit.py" parse "$LOGDIR/check.ktap" \
-		>"$LOGDIR/check.parsed" 2>&1
-	sed 's/\x1b\[[0-9;]*m//g; s/^\[[0-9:]*\] //' "$LOGDIR/check.parsed" |
-		grep -vE '^(# |\[PASSED\]|\[SKIPPED\])' | grep -v 'PASSED\] ==*$'
-	# The stress suites' figures, from the debug and KCSAN VMs.
+	python3 "$KSRC/tools/testing/kunit/kunit.py" parse "$LOGDIR/check.ktap" 2>&1 |
+		sed 's/\x1b\[[0-9;]*m//g; s/^\[[0-9:]*\] //' >"$LOGDIR/check.parsed"
+	grep -qE '\[(FAILED|CRASHED)\]|^(ERROR|WARNING)' "$LOGDIR/check.parsed" &&
+		grep -vE '^\[(PASSED|SKIPPED)\]|PASSED\] ==*$' "$LOGDIR/check.parsed"
+	echo "The stress suites' figures:"
 	grep -ho '# [a-z_]*: cpus=.*' "$LOGDIR"/check-*.log | sed 's/^/  /'
+	echo "The KTAP tree's top level ($LOGDIR/check.ktap; kunit.py's view in"
+	echo "$LOGDIR/check.parsed):"
+	grep -E '^(not )?ok [0-9]+ ' "$LOGDIR/check.ktap" | sed 's/^/  /'
 	counts=$(grep -o 'Testing complete\. .*' "$LOGDIR/check.parsed" | tail -n 1)
 	echo "$counts"
 	p=$(sed -n 's/.*passed: \([0-9]*\).*/\1/p' <<<"$counts")

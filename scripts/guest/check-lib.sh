@@ -56,3 +56,8 @@ kunit_run() {
 	[ -n "$(user_filter)" ] || printf %s '*.*' > $g
 	return $rc
 }
+
+# needs_cpus N: skip the check (exit 4, with why) on fewer than N vCPUs.
+needs_cpus() {
+	[ "${SMP:-1}" -ge "$1" ] || { echo "needs $1 CPUs"; exit 4; }
+}

@@ -12,8 +12,8 @@
 # 3. One more on the last CPU, section_timeout raised so that only this
 #    can end the wait: a reader waits for it, and ends when that CPU goes
 #    offline.
-[ "${SMP:-1}" -ge 3 ] || { echo "needs 3 CPUs"; exit 4; }
 . /etc/cmstat-check.sh
+needs_cpus 3
 insmod /lib/cmstat/cmstat_client_test.ko || exit 1
 d=/sys/kernel/debug/cmstat_client_test
 c=/sys/kernel/debug/cmstat

@@ -17,8 +17,8 @@
 # include the free (no false "destroyed with 1 live objects"), and the
 # next read is consistent.  The writers started here run on CPU 0: a task
 # section of theirs on CPU 1 would end the held section's wait.
-[ "${SMP:-1}" -ge 3 ] || { echo "needs 3 CPUs"; exit 4; }
 . /etc/cmstat-check.sh
+needs_cpus 3
 insmod /lib/cmstat/cmstat_client_test.ko || exit 1
 d=/sys/kernel/debug/cmstat_client_test
 c=/sys/kernel/debug/cmstat

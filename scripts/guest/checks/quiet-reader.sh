@@ -11,8 +11,9 @@
 # one per snapshot.  Up to 5% of the snapshots' count is allowed for other
 # function calls the kernel makes meanwhile.
 N=2000
-ncpus=$(grep -c ^processor /proc/cpuinfo)
-[ "$ncpus" -ge 2 ] || { echo "needs 2 CPUs"; exit 1; }
+. /etc/cmstat-check.sh
+needs_cpus 2
+ncpus=$SMP
 [ -e /lib/cmstat/cmstat_mutant.ko ] || { echo "no test build of cmstat here"; exit 4; }
 busy=
 if [ -s /sys/devices/system/cpu/nohz_full ]; then
