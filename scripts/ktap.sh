@@ -58,9 +58,9 @@ ktap_check() {
 # modules each print one on a console), and prints their results as the
 # body of one document: the top-level results renumbered, everything else
 # indented by 4 spaces, and lines that are not KTAP made diagnostics.
-# Prints "ok" or "not ok" as the first line (not ok: no result, or a
-# failure at any level) and the number of top-level results as the first
-# line, then the body.
+# Prints a first line of two words, "ok" or "not_ok" (no result, or a
+# failure at any level) and the number of top-level results, then the
+# body.
 KTAP_AWK='
 	function out(s) { body[++nb] = s }
 	{ sub(/\r$/, "") }
@@ -81,7 +81,7 @@ KTAP_AWK='
 	}
 	{ out("    # " $0) }
 	END {
-		print ((n > 0 && bad == 0) ? "ok" : "not ok"), n + 0
+		print ((n > 0 && bad == 0) ? "ok" : "not_ok"), n + 0
 		for (i = 1; i <= nb; i++)
 			print body[i]
 	}'
@@ -96,7 +96,7 @@ ktap_subtest() {
 	KTAP_COUNT=$((KTAP_COUNT + 1))
 	body=$(tr -d '\r' <"$file" 2>/dev/null | awk "$KTAP_AWK")
 	read -r verdict count <<<"${body%%$'\n'*}"
-	verdict=${verdict/not/not ok}
+	verdict=${verdict/not_ok/not ok}
 	[ "$status" = 0 ] || count=$((count + 1))
 	KTAP_LINES+=("    KTAP version 1" "    # Subtest: $name" "    1..$count")
 	[ "$body" = "${body#*$'\n'}" ] || KTAP_LINES+=("${body#*$'\n'}")

@@ -37,22 +37,45 @@ checks_for() {
 
 # share_checks KERNEL N CHECK...: N lines, the checks shared out between N
 # VMs, longest first to the least loaded (a check without a time from the
-# last run counts 20 s).
+# last run counts 20 s); each VM runs its share in the order given.
 share_checks() {
 	local kernel=$1 n=$2
 	shift 2
-	printf '%s\n' "$@" | awk -v n="$n" -v times="$DURATIONS/$kernel" '
+	printf '%s\n' "$@" | awk -v times="$DURATIONS/$kernel" '
 		BEGIN { while ((getline l < times) > 0) { split(l, f); t[f[1]] = f[2] } }
-		{ print (($1 in t) ? t[$1] : 20), $1 }' | sort -k1,1nr -k2 |
+		{ print (($1 in t) ? t[$1] : 20), NR, $1 }' | sort -k1,1nr -k3 |
 	awk -v n="$n" '
 		{
 			best = 1
 			for (i = 2; i <= n; i++)
 				if (load[i] < load[best]) best = i
 			load[best] += $1
-			vm[best] = vm[best] " " $2
+			vm[$2] = best
+			name[$2] = $3
 		}
-		END { for (i = 1; i <= n; i++) print vm[i] }'
+		END {
+			for (i = 1; i <= n; i++) {
+				line = ""
+				for (k = 1; k <= NR; k++)
+					if (vm[k] == i) line = line " " name[k]
+				print line
+			}
+		}'
+}
+
+# KERNEL_TAGS: every tag a "# kernels:" header may name.
+KERNEL_TAGS="debug kcsan stock x86_64 arm64"
+
+# checks_nowhere: the checks whose header names no kernel tag (a typo would
+# otherwise leave a check that never runs).
+checks_nowhere() {
+	local f somewhere
+	# shellcheck disable=SC2086 # one tag a word
+	somewhere=" $(checks_for $KERNEL_TAGS) "
+	for f in "$CHECKS_DIR"/*.sh; do
+		f=$(basename "$f" .sh)
+		case "$somewhere" in *" $f "*) ;; *) echo "$f" ;; esac
+	done
 }
 
 # record_durations KERNEL LOG...: keep the checks' times of these runs.
@@ -132,22 +155,29 @@ CONSOLE_BAD='WARNING:|BUG:|KASAN:|kmemleak-report:|Oops|Kernel panic|general pro
 # report is ours when the top frame of either racing access (the line after
 # "read/write ... to 0x...") is in a cmstat module: a stack that merely
 # passes through our code, because an interrupt hit it, is not.  Prints the
-# log with foreign reports cut out, and their count last, alone on a line.
+# log with the first line of each foreign report taken out (what another
+# CPU printed in the middle of one stays, to be scanned), and their count
+# last, alone on a line.
 KCSAN_AWK='
 	{ sub(/\r$/, "") }
-	/BUG: KCSAN:/ { blk = $0 "\n"; inb = 1; ours = 0; top = 0; next }
+	/BUG: KCSAN:/ { head = $0; blk = ""; inb = 1; ours = 0; top = 0; next }
 	inb {
 		blk = blk $0 "\n"
 		if (top && $0 ~ /\[cmstat/) ours = 1
 		top = ($0 ~ /(read|write).* to 0x/)
 		if ($0 ~ /\] ==========/) {
 			inb = 0
-			if (ours) printf "%s", blk; else foreign++
+			if (ours) print head; else foreign++
+			printf "%s", blk
 		}
 		next
 	}
 	{ print }
-	END { print foreign + 0 }'
+	END {
+		if (inb)	# cut short: counted as ours
+			printf "%s\n%s", head, blk
+		print foreign + 0
+	}'
 
 # vm_report NAME: the KTAP document of the VM NAME: what its runner and
 # the KUnit modules printed, then whether the console is clean (nothing
