@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 # kernels: stock
+# last: after a leak, the kernel is not the one the other checks expect
 # Not on the test kernels: leaves caches allocated until reboot (and kmemleak would report the leak)
 # A client leaks objects with cmstat loaded with accounting=0, which cannot
 # see them: at unload cmstat leaves the caches that hold them allocated.
