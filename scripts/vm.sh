@@ -92,8 +92,8 @@ vm_console() {
 # seen on Debian's 7.3.4 nine seconds in).  QEMU derives every vCPU's TSC
 # from one host clock, so it is as reliable as the flag says.  Not
 # tsc=unstable, which avoids the switch by starting on the HPET: every
-# clock read is then an emulated MMIO access under QEMU's global lock, and
-# a check that reads the clock often ran twenty times slower.  Neither
+# clock read is then an emulated MMIO access under QEMU's global lock, a
+# change of the guest's timing under every check.  Neither
 # under -icount: one thread runs all vCPUs there, in a clock of its own,
 # and the benchmarks' instruction counts stay those of a stock boot.
 vm_clock() {
