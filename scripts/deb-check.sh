@@ -13,8 +13,8 @@
 #   client-against-installed, units, kernel-removal, purge in a throwaway
 #   root; host-untouched.  The DKMS-built cmstat.ko and the client go to
 #   .build/deb-check/vm/ as deb-cmstat.ko and deb-cmstat_demo.ko, with
-#   their ABI in abi, for the stock ABI VM (check.sh's stock_vm_prepare;
-#   scripts/guest/stock-init loads them).
+#   their ABI in abi, for the stock VM of that ABI (check.sh's stock_vm;
+#   the check scripts/guest/checks/deb-modules.sh loads them).
 #
 # deb-check.sh report LOG: after that VM, from the attachments its
 #   deb-modules check left on its console log LOG: promtool, exporter,
