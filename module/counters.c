@@ -147,9 +147,9 @@ struct cmstat_counters *cmstat_counters_alloc(struct cmstat_group *group,
 	if (!set)
 		return ERR_PTR(-ENOMEM);
 	set->nr = nr;
-	set->delta = __alloc_percpu(CMSTAT_RING_SLOTS * nr * sizeof(u64),
+	set->delta = __alloc_percpu(CMSTAT_RING_SLOTS * (nr + 1) * sizeof(u64),
 				    sizeof(u64));
-	set->frozen = kcalloc(CMSTAT_RING_SLOTS * nr, sizeof(u64), GFP_KERNEL);
+	set->frozen = kcalloc(nr, sizeof(u64), GFP_KERNEL);
 	set->own_group = !group;
 	if (!group)
 		group = cmstat_group_alloc();
@@ -509,23 +509,45 @@ static void cmstat_close_gen(struct cmstat_group *group)
 }
 
 /*
- * Fold the slot of @set that the last close retired, quiescent on every
- * CPU now: plain reads are exact.  It holds every generation of its parity
- * since the set was created, so the sum replaces what was frozen before.
+ * Fold the slot of @set that the last close retired into its totals, on
+ * the CPUs that marked it (__cmstat_slot()), and clear it there for the
+ * generation that reuses it.  Quiescent on every CPU now: no section can
+ * write it until the next close, whose smp_store_release() of ->slot_off
+ * orders these stores before any section that loads the new value (the
+ * slot's address depends on it).  A CPU with no mark wrote nothing to the
+ * slot, and costs one load.  The stores are marked for the racy sum,
+ * which reads both slots and the totals while we fold.
  */
 static void cmstat_fold(struct cmstat_counters *set, unsigned int slot)
 {
 	unsigned int i, cpu;
 
-	for (i = 0; i < set->nr; i++)
-		set->frozen[i * CMSTAT_RING_SLOTS + slot] = 0;
 	for_each_possible_cpu(cpu) {
-		u64 *d = per_cpu_ptr(set->delta, cpu);
+		u64 *d = per_cpu_ptr(set->delta, cpu) + slot;
 
-		for (i = 0; i < set->nr; i++)
-			set->frozen[i * CMSTAT_RING_SLOTS + slot] +=
-				d[i * CMSTAT_RING_SLOTS + slot];
+		if (!d[0])
+			continue;
+		WRITE_ONCE(d[0], 0);
+		for (i = 0; i < set->nr; i++) {
+			u64 *v = &d[(i + 1) * CMSTAT_RING_SLOTS];
+
+			WRITE_ONCE(set->frozen[i], set->frozen[i] + *v);
+			if (set->sum)
+				set->sum[i] += *v;
+			WRITE_ONCE(*v, 0);
+		}
 	}
+}
+
+/*
+ * Have every later fold of @set also add into @sum, an array of its @nr
+ * counters: for sets of one group, before anything writes them, so that
+ * @sum stays the total of what the group's reads folded of every set so
+ * far, freed ones included.  Read @sum under the group's reader lock.
+ */
+void cmstat_counters_sum_into(struct cmstat_counters *set, u64 *sum)
+{
+	set->sum = sum;
 }
 
 /*
@@ -599,14 +621,8 @@ void cmstat_group_snapshot_done(struct cmstat_group *group)
  */
 void cmstat_counters_totals(const struct cmstat_counters *set, u64 *totals)
 {
-	unsigned int i, slot;
-
-	for (i = 0; i < set->nr; i++) {
-		totals[i] = 0;
-		for (slot = 0; slot < CMSTAT_RING_SLOTS; slot++)
-			totals[i] += set->frozen[i * CMSTAT_RING_SLOTS + slot];
-	}
 	lockdep_assert_held(&set->group->read_lock);
+	memcpy(totals, set->frozen, set->nr * sizeof(*totals));
 }
 
 /*
@@ -655,8 +671,9 @@ int cmstat_read_refused(unsigned long caller)
  * them.  The totals are exact: the sum of every delta of the included
  * sections, over all possible CPUs (offline ones included), modulo 2^64.
  * Signed counters can be read back by casting to s64.  Every set of the
- * group is folded, copied out or not, so the cost grows with the group's
- * sets times their counters times the possible CPUs.
+ * group is folded, copied out or not, but only on the CPUs that wrote it
+ * since the last read: the cost grows with the counters written, plus
+ * one load per set and possible CPU.
  *
  * Sleeps, killably: readers are serialised by a mutex, and the reader
  * waits only for sections that were open when it closed the generation,
@@ -716,21 +733,23 @@ EXPORT_SYMBOL_GPL(cmstat_counters_read);
  * Each counter is summed over all possible CPUs on its own, one counter
  * after the other, while writers go on: cheap, stops nothing, and not a
  * snapshot.  Counters may disagree with each other, as with
- * percpu_counter_sum().  Tests use it as the unsynchronised control, the
- * benchmark as the naive reader.  Any context.
+ * percpu_counter_sum(), and a reader folding meanwhile may make one count
+ * a delta twice or not at all.  Tests use it as the unsynchronised
+ * control, the benchmark as the naive reader.  Any context.
  */
 void cmstat_counters_sum_racy(struct cmstat_counters *set, u64 *totals)
 {
 	unsigned int slot, i, cpu;
 
 	for (i = 0; i < set->nr; i++) {
-		totals[i] = 0;
+		/* Races with readers and writers on purpose: no pairing. */
+		totals[i] = READ_ONCE(set->frozen[i]);
 		for_each_possible_cpu(cpu) {
-			u64 *d = per_cpu_ptr(set->delta, cpu);
+			u64 *d = per_cpu_ptr(set->delta, cpu) +
+				 (i + 1) * CMSTAT_RING_SLOTS;
 
-			/* Races with writers on purpose: no pairing. */
 			for (slot = 0; slot < CMSTAT_RING_SLOTS; slot++)
-				totals[i] += READ_ONCE(d[i * CMSTAT_RING_SLOTS + slot]);
+				totals[i] += READ_ONCE(d[slot]);
 		}
 	}
 }

@@ -53,6 +53,13 @@ static LIST_HEAD(cmstat_kept);
 static u64 cmstat_destroyed[CMSTAT_HC_NR];
 static u64 cmstat_next_id = 1;
 /*
+ * Every heap's counters folded so far, added up by the folds themselves
+ * (cmstat_counters_sum_into()): what a cut's rows sum to, live heaps,
+ * orphans and destroyed ones, without a pass over the heaps.  Under the
+ * group's reader lock.
+ */
+static u64 cmstat_heaps_sum[CMSTAT_HC_NR];
+/*
  * Protects all of the above.  Held only to change or copy them, never
  * across a wait for writer sections: a cut takes it inside the group's
  * reader lock, after the wait (cmstat_cut_take()), so heap_names, the
@@ -292,6 +299,58 @@ const struct cmstat_row *cmstat_cut_find(const struct cmstat_cut *cut, u64 id)
 	return NULL;
 }
 
+static bool cmstat_heap_live(const struct cmstat_heap_priv *hp)
+{
+	const struct cmstat_heap_priv *p;
+
+	lockdep_assert_held(&cmstat_heaps_lock);
+	list_for_each_entry(p, &cmstat_heaps, node)
+		if (p == hp)
+			return true;
+	return false;
+}
+
+/**
+ * cmstat_heaps_counters() - the counters of some heaps and of all, at one cut
+ * @heaps: live heaps
+ * @n: how many
+ * @c: @n arrays, filled with the counters of @heaps in order
+ * @all: filled with what every heap's counters add up to: live heaps,
+ *	orphans and destroyed ones
+ * @epoch: the cut's number
+ *
+ * As cmstat_cut_take(), without a row per heap: a cut of a few heaps
+ * costs what was written since the last one, however many heaps there
+ * are.  Process context; sleeps, killably.
+ *
+ * Return: 0; -EINVAL if one of @heaps is not, as far as cmstat can tell,
+ * a live heap; -EINTR.
+ */
+int cmstat_heaps_counters(struct cmstat_heap *const *heaps, unsigned int n,
+			  u64 (*c)[CMSTAT_HC_NR], u64 *all, u64 *epoch)
+{
+	unsigned int i;
+	int err;
+
+	err = cmstat_group_snapshot(&cmstat_heap_group);
+	if (err)
+		return err;
+	mutex_lock(&cmstat_heaps_lock);
+	for (i = 0; i < n && !err; i++) {
+		struct cmstat_heap_priv *hp = cmstat_heap_priv(heaps[i]);
+
+		if (cmstat_heap_live(hp))
+			cmstat_counters_totals(hp->stats, c[i]);
+		else	/* a destroyed heap's handle, still in memory */
+			err = -EINVAL;
+	}
+	mutex_unlock(&cmstat_heaps_lock);
+	memcpy(all, cmstat_heaps_sum, sizeof(cmstat_heaps_sum));
+	*epoch = cmstat_heap_group.gen;
+	cmstat_group_snapshot_done(&cmstat_heap_group);
+	return err;
+}
+
 /* One heap's counters; @heap must stay valid (the client's contract). */
 int cmstat_heap_counters(struct cmstat_heap *heap, u64 *c, u64 *epoch)
 {
@@ -346,6 +405,7 @@ struct cmstat_heap *cmstat_heap_create(const char *name)
 		return ERR_PTR(err);
 	}
 	hp->heap.slots = hp->stats->delta;
+	cmstat_counters_sum_into(hp->stats, cmstat_heaps_sum);
 
 	mutex_lock(&cmstat_heaps_lock);
 	if (cmstat_heap_find(name)) {

@@ -20,6 +20,7 @@ void cmstat_group_destroy(struct cmstat_group *group);
 int cmstat_group_snapshot(struct cmstat_group *group);
 void cmstat_group_snapshot_done(struct cmstat_group *group);
 void cmstat_counters_totals(const struct cmstat_counters *set, u64 *totals);
+void cmstat_counters_sum_into(struct cmstat_counters *set, u64 *sum);
 int cmstat_read_refused(unsigned long caller);
 
 /* classes.c: the tables of include/cmstat/alloc.h, filled at load. */
@@ -115,6 +116,8 @@ u64 cmstat_heap_id(const char *name);
 struct cmstat_cut *cmstat_cut_take(void);
 const struct cmstat_row *cmstat_cut_find(const struct cmstat_cut *cut, u64 id);
 int cmstat_heap_counters(struct cmstat_heap *heap, u64 *c, u64 *epoch);
+int cmstat_heaps_counters(struct cmstat_heap *const *heaps, unsigned int n,
+			  u64 (*c)[CMSTAT_HC_NR], u64 *all, u64 *epoch);
 
 /* stats.c: what counters mean; calls nothing in heap.c */
 void cmstat_derive(const u64 *c, u64 epoch, struct cmstat_heap_stats *st);

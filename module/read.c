@@ -18,8 +18,8 @@
  * cmstat_heap_destroy() returns, and not to be read after (an orphan's
  * handle is only for freeing its objects).  cmstat cannot tell a
  * destroyed heap from another, so it does not try.  Process context;
- * sleeps, killably (see cmstat_group_read(): every heap's counters are
- * folded).
+ * sleeps, killably (see cmstat_group_read(): every heap's counters
+ * written since the last read are folded).
  *
  * Return: 0; -EINVAL if @heap is NULL or an error pointer; -ENOMEM,
  * -EINTR or -EDEADLK (see cmstat_group_read()), with @st untouched.
@@ -69,8 +69,7 @@ int cmstat_heaps_read(struct cmstat_heap *const *heaps, unsigned int n,
 		      struct cmstat_heap_stats *st,
 		      struct cmstat_heap_stats *all)
 {
-	const struct cmstat_row **rows;
-	struct cmstat_cut *cut;
+	u64 (*c)[CMSTAT_HC_NR], epoch;
 	unsigned int i;
 	int err;
 
@@ -80,25 +79,20 @@ int cmstat_heaps_read(struct cmstat_heap *const *heaps, unsigned int n,
 	for (i = 0; i < n; i++)
 		if (IS_ERR_OR_NULL(heaps[i]))
 			return -EINVAL;
-	rows = kmalloc_array(n, sizeof(*rows), GFP_KERNEL);
-	if (!rows)
+	/* The heaps' counters, then all heaps' in c[n]. */
+	c = kvmalloc_array(n + 1, sizeof(*c), GFP_KERNEL);
+	if (!c)
 		return -ENOMEM;
-	cut = cmstat_cut_take();
-	if (IS_ERR(cut)) {
-		kfree(rows);
-		return PTR_ERR(cut);
-	}
+	err = cmstat_heaps_counters(heaps, n, c, c[n], &epoch);
 	for (i = 0; i < n && !err; i++) {
-		rows[i] = cmstat_cut_find(cut, cmstat_heap_priv(heaps[i])->id);
-		if (!rows[i])	/* a destroyed heap's handle, still in memory */
-			err = -EINVAL;
+		struct cmstat_heap_priv *hp = cmstat_heap_priv(heaps[i]);
+
+		cmstat_check_counters(hp->name, c[i], &hp->flags);
+		cmstat_derive(c[i], epoch, &st[i]);
 	}
-	for (i = 0; i < n && !err; i++)
-		cmstat_derive(rows[i]->c, cut->epoch, &st[i]);
 	if (all && !err)
-		cmstat_derive(cut->all, cut->epoch, all);
-	kvfree(cut);
-	kfree(rows);
+		cmstat_derive(c[n], epoch, all);
+	kvfree(c);
 	return err;
 }
 EXPORT_SYMBOL_GPL(cmstat_heaps_read);

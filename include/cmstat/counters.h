@@ -84,14 +84,20 @@ struct cmstat_cpu_seq {
  * not in the ring (the Go seed keeps them in a third slot).  A counter's
  * slots sit side by side, so that the current slot's offset is the same
  * for every counter of every set: the group publishes it, in bytes.
+ *
+ * Each CPU's slots of a set start with one more pair, the marks: a
+ * section that writes the set on that CPU sets the mark of its
+ * generation's slot, and the reader folds only the CPUs whose mark is set,
+ * then clears what it folded.  So a read costs what was written since the
+ * last one, not every CPU times every set.
  */
 #define CMSTAT_RING_SLOTS	2
 
 /**
  * CMSTAT_COUNTERS_MAX - the most counters one set may hold
  *
- * So that a set's per-CPU slots (two of @nr u64 each) stay within one
- * per-CPU allocation unit.
+ * So that a set's per-CPU slots (two of @nr + 1 u64 each, with the marks)
+ * stay within one per-CPU allocation unit.
  */
 #define CMSTAT_COUNTERS_MAX	1024
 
@@ -127,15 +133,20 @@ struct cmstat_group {
 
 /**
  * struct cmstat_counters - a set of consistent per-CPU counters
- * @delta: per-CPU slots, [@nr][CMSTAT_RING_SLOTS] u64 each; a section adds
- *	to the slot its group's @slot_off named when it began.  Each slot
- *	only ever grows (modulo 2^64), the reader never resets it.
+ * @delta: per-CPU slots, [@nr + 1][CMSTAT_RING_SLOTS] u64 each: the marks,
+ *	then the counters.  A section marks and adds to the slot its group's
+ *	@slot_off named when it began; the reader clears a slot once it has
+ *	folded it, and only then.
  * @nr: number of counters.
  * @group: the group whose generation the set follows.
  * @own_group: @group was made for this set alone, and goes with it.
  * @node: in @group's list of sets.
- * @frozen: reader-owned, [@nr][CMSTAT_RING_SLOTS]: the sum over all CPUs of
- *	each slot as of the last time a reader closed a generation in it.
+ * @frozen: reader-owned, [@nr]: the totals of every generation folded so
+ *	far, over all CPUs.
+ * @sum: NULL, or reader-owned [@nr] where every fold of this set also
+ *	adds what it folds: a running total of several sets (cmstat's heaps
+ *	share one), so that reading it costs what was written, not a pass
+ *	over the sets.
  *
  * Allocate with cmstat_counters_alloc(); all fields are private to the
  * inline writers below and to module/counters.c.
@@ -147,6 +158,7 @@ struct cmstat_counters {
 	struct cmstat_group *group;
 	struct list_head node;
 	u64 *frozen;
+	u64 *sum;
 };
 
 DECLARE_PER_CPU(struct cmstat_cpu_seq, cmstat_cpu_seq);
@@ -305,17 +317,31 @@ cmstat_section_begin_task(struct cmstat_section *sec,
 	return true;
 }
 
-/* The slots of the open section's generation in @delta, a set's slots. */
+/*
+ * The slots of the open section's generation in @delta, a set's slots,
+ * marked written on this CPU for the reader (cmstat_fold()): one plain
+ * per-CPU store, to the cache line of the first counters, that this
+ * section's adds are ordered with as its deltas are.  Returns where the
+ * set's counters start.
+ */
 static __always_inline u64 __percpu *
 __cmstat_slot(const struct cmstat_section *sec, u64 __percpu *delta)
 {
-	return (u64 __percpu *)((u8 __percpu *)delta + sec->slot_off);
+	u64 __percpu *slot = (u64 __percpu *)((u8 __percpu *)delta +
+					      sec->slot_off);
+
+	this_cpu_write(*slot, 1);
+	return slot + CMSTAT_RING_SLOTS;
 }
 
 /**
  * cmstat_section_slot() - this CPU's slots of @set for the open section
  * @sec: the open section
  * @set: counter set, of the group the section was opened for
+ *
+ * Marks @set as written on this CPU, so that the next read folds it: a
+ * read looks only at the sets and CPUs so marked.  Call it once per set
+ * and section, and add only through what it returns.
  *
  * Return: per-CPU pointer to pass to cmstat_section_add() for every update
  * of @set in this section.
