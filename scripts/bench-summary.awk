@@ -126,7 +126,9 @@ function cuts(    i, j, k, f, m, nrows, row, hdr, fmt) {
 	printf "  active: heaps written since the previous cut, each by one cmstat_alloc() + cmstat_free() of 64 bytes\n"
 	printf "    (GFP_ATOMIC) on each writing CPU, untimed; writing: 2 = the reader's CPU and one other (just the\n"
 	printf "    reader's with 1 vCPU), all = every vCPU; per active heap: the whole cut divided by the active heaps\n"
-	hdr = sprintf("  %23s%-" 11 * nvariants["reader"] "s", "", " cut, by vCPUs")
+	# One column is too narrow for the first group's label.
+	hdr = sprintf("  %23s%-" 11 * nvariants["reader"] "s", "",
+		      nvariants["reader"] > 1 ? " cut, by vCPUs" : " cut")
 	printf "%s %s\n", hdr, "per active heap, by vCPUs"
 	# Instructions by the thousand and up; us, from a few.
 	fmt = icount ? " %10.0f" : " %10.2f"
