@@ -5,16 +5,20 @@
  * consistent read, the naive per-CPU sum it is compared with, and the seed's
  * rotate-and-spin reader; and, for the record, one expedited RCU grace
  * period, the alternative to cmstat's IPI.  Then one cut of all heaps
- * (cmstat_heaps_read_all()) with 1, 16 and 256 heaps: a read folds every
- * heap, so its cost grows with their number.
+ * (cmstat_heaps_read_all()) with 1, 16 and 256 heaps, of which none, 1, 4
+ * or all were written since the previous cut, on 2 CPUs or on all: what a
+ * cut costs may grow with the heaps, with those written, and with the
+ * CPUs that wrote them.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/cpumask.h>
 #include <linux/err.h>
+#include <linux/minmax.h>
 #include <linux/rcupdate.h>
 #include <linux/slab.h>
+#include <linux/smp.h>
 #include <linux/timekeeping.h>
 
 #include <cmstat/alloc.h>
@@ -61,22 +65,94 @@ static void time_reader(const char *name, void (*read)(void *, u64 *),
 	cmstat_bench_report("reader", name, cpus, ktime_get_ns() - start, iters);
 }
 
-static void read_all_heaps(void *st, u64 *totals)
+/* What is written between two timed cuts of all heaps. */
+struct cut_writes {
+	struct cmstat_heap **heaps;
+	unsigned int nr_active;		/* heaps[0 .. nr_active - 1] */
+};
+
+/* Small, constant and GFP_ATOMIC: a slab pair, from the IPI handler. */
+#define CUT_WRITE_SIZE	64
+
+static void cut_write(void *arg)
 {
-	/* No writer, no signal for a kthread: it cannot fail. */
-	WARN_ON_ONCE(cmstat_heaps_read_all(st));
+	const struct cut_writes *w = arg;
+	unsigned int i;
+
+	for (i = 0; i < w->nr_active; i++)
+		cmstat_free(w->heaps[i],
+			    cmstat_alloc(w->heaps[i], CUT_WRITE_SIZE, GFP_ATOMIC),
+			    CUT_WRITE_SIZE);
 }
 
-/* One cut of all heaps, with @nr_heaps heaps of the benchmark's. */
+/*
+ * Write every active heap on each writing CPU: this one and one other
+ * (the first online, for a figure that does not depend on where the
+ * scheduler put us), or all of them.  The caller's CPU runs cut_write()
+ * directly, the others in an IPI handler; both before on_each_cpu_mask()
+ * returns, so that none of it lands in the timed cut.
+ */
+static void cut_write_on(struct cut_writes *w, struct cpumask *mask, bool all)
+{
+	unsigned int cpu = get_cpu(), other;
+
+	if (all) {
+		cpumask_copy(mask, cpu_online_mask);
+	} else {
+		cpumask_clear(mask);
+		cpumask_set_cpu(cpu, mask);
+		other = cpumask_any_but(cpu_online_mask, cpu);
+		if (other < nr_cpu_ids)
+			cpumask_set_cpu(other, mask);
+	}
+	on_each_cpu_mask(mask, cut_write, w, true);
+	put_cpu();
+}
+
+/*
+ * @iters cuts of all heaps, each after @w's writes on the CPUs @all
+ * chooses (none for no active heap); only the cuts are timed.
+ */
+static void time_cut(const char *name, struct cmstat_heap_stats *st,
+		     struct cut_writes *w, struct cpumask *mask, bool all,
+		     unsigned long iters)
+{
+	u64 total = 0, start;
+	unsigned long i;
+	char cpus[12];
+
+	for (i = 0; i < iters; i++) {
+		if (w->nr_active)
+			cut_write_on(w, mask, all);
+		start = ktime_get_ns();
+		/* No signal for a kthread, no module refused: it cannot fail. */
+		WARN_ON_ONCE(cmstat_heaps_read_all(st));
+		total += ktime_get_ns() - start;
+	}
+	snprintf(cpus, sizeof(cpus), "%u", num_online_cpus());
+	cmstat_bench_report("reader", name, cpus, total, iters);
+}
+
+/*
+ * One cut of all heaps, with @nr_heaps heaps of the benchmark's: idle
+ * (case all_heaps_N, as before writes were timed), then with 1, 4 and all
+ * of them active, written on 2 CPUs and on all.
+ */
 static int time_all_heaps(unsigned int nr_heaps, unsigned long iters)
 {
+	static const unsigned int actives[] = { 1, 4, UINT_MAX };
 	struct cmstat_heap **heaps = kcalloc(nr_heaps, sizeof(*heaps),
 					     GFP_KERNEL);
 	struct cmstat_heap_stats *st = kmalloc(sizeof(*st), GFP_KERNEL);
+	struct cut_writes w = { .heaps = heaps };
 	char name[CMSTAT_HEAP_NAME_MAX + 1];
-	unsigned int i;
+	char cut[48];
+	unsigned int i, all;
+	cpumask_var_t mask;
 	int err = -ENOMEM;
 
+	if (!zalloc_cpumask_var(&mask, GFP_KERNEL))
+		goto free;
 	for (i = 0; heaps && st && i < nr_heaps; i++) {
 		snprintf(name, sizeof(name), "cmstat_bench%u", i);
 		heaps[i] = cmstat_heap_create(name);
@@ -86,15 +162,41 @@ static int time_all_heaps(unsigned int nr_heaps, unsigned long iters)
 			break;
 		}
 	}
-	if (heaps && st && i == nr_heaps) {
-		snprintf(name, sizeof(name), "all_heaps_%u", nr_heaps);
-		/* Fewer for many heaps: one read of 256 is 100 of one. */
-		time_reader(name, read_all_heaps, st, NULL,
-			    max(iters * 16 / (nr_heaps + 15), 1UL));
-		err = 0;
+	if (!heaps || !st || i < nr_heaps)
+		goto destroy;
+	/* Fewer for many heaps: one cut of 256 is 100 of one. */
+	iters = max(iters * 16 / (nr_heaps + 15), 1UL);
+	/*
+	 * Untimed, so that the idle case finds nothing to do but the cut:
+	 * the RCU callbacks that destroying and creating heaps queued (the
+	 * previous heaps' debugfs and sysfs nodes) would otherwise run on
+	 * some vCPU during its first cuts, and be counted, by up to 6%; and
+	 * a reader that folds only what was written since the last cut
+	 * would find the new heaps (and the other groups' writes) in the
+	 * first one.
+	 */
+	rcu_barrier();
+	WARN_ON_ONCE(cmstat_heaps_read_all(st));
+	snprintf(cut, sizeof(cut), "all_heaps_%u", nr_heaps);
+	time_cut(cut, st, &w, mask, false, iters);
+	for (i = 0; i < ARRAY_SIZE(actives); i++) {
+		/* "All" is 1 or 4 when there are no more heaps than that. */
+		if (min(actives[i], nr_heaps) <= w.nr_active)
+			continue;
+		w.nr_active = min(actives[i], nr_heaps);
+		for (all = 0; all <= 1; all++) {
+			snprintf(cut, sizeof(cut),
+				 "all_heaps_%u_active_%u_writing_%s", nr_heaps,
+				 w.nr_active, all ? "all" : "2");
+			time_cut(cut, st, &w, mask, all, iters);
+		}
 	}
+	err = 0;
+destroy:
 	for (i = 0; heaps && i < nr_heaps; i++)
 		cmstat_heap_destroy(heaps[i]);
+free:
+	free_cpumask_var(mask);
 	kfree(st);
 	kfree(heaps);
 	return err;
@@ -102,9 +204,10 @@ static int time_all_heaps(unsigned int nr_heaps, unsigned long iters)
 
 /**
  * cmstat_bench_readers() - time one snapshot with each reader
- * @iters: snapshots per reader
+ * @iters: snapshots per reader (fewer for the cuts of many heaps)
  *
- * The variant printed is the number of online CPUs.  No writer runs.
+ * The variant printed is the number of online CPUs.  No writer runs but
+ * the one-pair writes between two cuts of all heaps, which are not timed.
  *
  * Return: 0, -ENOMEM, or a cmstat_heap_create() error.
  */

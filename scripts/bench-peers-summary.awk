@@ -25,7 +25,7 @@ $1 == "sample" {
 		seen_cpus[$4] = 1
 		cpus[++ncpus] = $4
 	}
-	if ($2 ~ /:reader\// && $3 ~ /^all_heaps_/ && !($3 in seen_heaps)) {
+	if ($2 ~ /:reader\// && $3 ~ /^all_heaps_[0-9]+$/ && !($3 in seen_heaps)) {
 		seen_heaps[$3] = 1
 		heaps[++nheaps] = substr($3, 11)
 	}

@@ -86,24 +86,75 @@ function writers(    i, c) {
 	ratio("atomic64_vs_cmstat_allcpu", wa["atomic64"], wa["cmstat"])
 }
 
+# The cuts of all heaps (cases all_heaps_*) have a table of their own.
 function readers(    i, j, c, m) {
 	printf "reader: one snapshot of a heap's counter set (%d counters), %s, no writer running;\n",
 		info["reader_counters"], unit("reader")
 	printf "  rcu_expedited: one synchronize_rcu_expedited(), what an RCU-based reader would wait instead of the IPI\n"
 	printf "  %-6s", "vCPUs"
 	for (j = 1; j <= ncases["reader"]; j++)
-		printf " %14s", cases["reader", j]
+		if (cases["reader", j] !~ /^all_heaps_/)
+			printf " %14s", cases["reader", j]
 	printf " %14s\n", "cmstat/naive"
 	for (i = 1; i <= nvariants["reader"]; i++) {
 		c = variants["reader", i]
 		printf "  %-6s", c
 		for (j = 1; j <= ncases["reader"]; j++) {
+			if (cases["reader", j] ~ /^all_heaps_/)
+				continue
 			m[cases["reader", j]] = median("reader " cases["reader", j] " " c)
 			printf " %14.2f", m[cases["reader", j]] / (icount ? 1 : 1000)
 		}
 		printf " %14.2f\n", m["naive_sum"] ? m["cmstat"] / m["naive_sum"] : 0
 		ratio("reader_vs_naive_" c, m["cmstat"], m["naive_sum"])
 		ratio("reader_vs_seed_" c, m["cmstat"], m["seed"])
+	}
+	printf "\n"
+}
+
+# One row per case all_heaps_H (H heaps, none written: active 0) or
+# all_heaps_H_active_A_writing_W, in the module's order; one column per
+# vCPU count, then the same divided by A.
+function cuts(    i, j, k, f, m, nrows, row, hdr, fmt) {
+	for (j = 1; j <= ncases["reader"]; j++)
+		if (cases["reader", j] ~ /^all_heaps_/)
+			row[++nrows] = cases["reader", j]
+	if (!nrows)
+		return
+	printf "cut of all heaps: one cmstat_heaps_read_all(), %s;\n",
+		icount ? "instructions per cut, all vCPUs together" : "us"
+	printf "  active: heaps written since the previous cut, each by one cmstat_alloc() + cmstat_free() of 64 bytes\n"
+	printf "    (GFP_ATOMIC) on each writing CPU, untimed; writing: 2 = the reader's CPU and one other (just the\n"
+	printf "    reader's with 1 vCPU), all = every vCPU; per active heap: the whole cut divided by the active heaps\n"
+	# One column is too narrow for the first group's label.
+	hdr = sprintf("  %23s%-" 11 * nvariants["reader"] "s", "",
+		      nvariants["reader"] > 1 ? " cut, by vCPUs" : " cut")
+	printf "%s %s\n", hdr, "per active heap, by vCPUs"
+	# Instructions by the thousand and up; us, from a few.
+	fmt = icount ? " %10.0f" : " %10.2f"
+	printf "  %5s %6s %7s ", "heaps", "active", "writing"
+	for (k = 0; k < 2; k++)
+		for (i = 1; i <= nvariants["reader"]; i++)
+			printf " %10s", variants["reader", i]
+	printf "\n"
+	for (j = 1; j <= nrows; j++) {
+		# all_heaps_H or all_heaps_H_active_A_writing_W
+		split(row[j], f, "_")
+		if (!(5 in f)) {
+			f[5] = 0
+			f[7] = "-"
+		}
+		printf "  %5s %6s %7s ", f[3], f[5], f[7]
+		for (i = 1; i <= nvariants["reader"]; i++) {
+			m[i] = median("reader " row[j] " " variants["reader", i])
+			printf fmt, m[i] / (icount ? 1 : 1000)
+		}
+		for (i = 1; i <= nvariants["reader"]; i++)
+			if (f[5])
+				printf fmt, m[i] / f[5] / (icount ? 1 : 1000)
+			else
+				printf " %10s", "-"
+		printf "\n"
 	}
 	printf "\n"
 }
@@ -157,8 +208,10 @@ function allocs_extra(    i, j, s, c, m) {
 END {
 	if (ncases["writer"])
 		writers()
-	if (ncases["reader"])
+	if (ncases["reader"]) {
 		readers()
+		cuts()
+	}
 	if (ncases["alloc"])
 		allocs()
 	if (ncases["alloc_extra"])
