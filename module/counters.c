@@ -520,6 +520,7 @@ static void cmstat_close_gen(struct cmstat_group *group)
  */
 static void cmstat_fold(struct cmstat_counters *set, unsigned int slot)
 {
+	u64 *sum = set->sum, delta;
 	unsigned int i, cpu;
 
 	for_each_possible_cpu(cpu) {
@@ -528,13 +529,15 @@ static void cmstat_fold(struct cmstat_counters *set, unsigned int slot)
 		if (!d[0])
 			continue;
 		WRITE_ONCE(d[0], 0);
+		/* A section writes a few of a set's counters: skip the rest. */
 		for (i = 0; i < set->nr; i++) {
-			u64 *v = &d[(i + 1) * CMSTAT_RING_SLOTS];
-
-			WRITE_ONCE(set->frozen[i], set->frozen[i] + *v);
-			if (set->sum)
-				set->sum[i] += *v;
-			WRITE_ONCE(*v, 0);
+			delta = d[(i + 1) * CMSTAT_RING_SLOTS];
+			if (!delta)
+				continue;
+			WRITE_ONCE(d[(i + 1) * CMSTAT_RING_SLOTS], 0);
+			WRITE_ONCE(set->frozen[i], set->frozen[i] + delta);
+			if (sum)
+				sum[i] += delta;
 		}
 	}
 }
