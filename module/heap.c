@@ -230,17 +230,6 @@ static void cmstat_cut_review(struct cmstat_cut *cut, struct list_head *empty)
 	}
 }
 
-/* The all-heaps counters of a cut: the sum of its rows. */
-static void cmstat_cut_sum(struct cmstat_cut *cut)
-{
-	unsigned int r, i;
-
-	memset(cut->all, 0, sizeof(cut->all));
-	for (r = 0; r < cut->nr_rows; r++)
-		for (i = 0; i < CMSTAT_HC_NR; i++)
-			cut->all[i] += cut->rows[r].c[i];
-}
-
 /**
  * cmstat_cut_take() - the counters of every heap at one instant
  *
@@ -266,6 +255,8 @@ struct cmstat_cut *cmstat_cut_take(void)
 	cut = kvzalloc(struct_size(cut, rows, cmstat_nr_rows()), GFP_KERNEL);
 	if (cut) {
 		cut->epoch = cmstat_heap_group.gen;
+		/* What the rows add up to: the stats file's check sums them. */
+		memcpy(cut->all, cmstat_heaps_sum, sizeof(cut->all));
 		list_for_each_entry(hp, &cmstat_heaps, node)
 			cmstat_cut_add(cut, hp, CMSTAT_ROW_HEAP);
 		list_for_each_entry(hp, &cmstat_orphans, node)
@@ -284,7 +275,6 @@ struct cmstat_cut *cmstat_cut_take(void)
 		cmstat_heap_release(hp, true);
 	if (!cut)
 		return ERR_PTR(-ENOMEM);
-	cmstat_cut_sum(cut);
 	return cut;
 }
 

@@ -97,7 +97,7 @@ struct cmstat_row {
  * struct cmstat_cut - the counters of every heap at one instant
  * @epoch: the number of the snapshot, as cmstat_group_read() gives it
  * @nr_rows: number of @rows
- * @all: the sum of the rows: all heaps together
+ * @all: all heaps together, the folds' running total: what the rows sum to
  * @rows: live heaps, then orphans, then the destroyed heaps' totals
  */
 struct cmstat_cut {

@@ -320,9 +320,11 @@ cmstat_section_begin_task(struct cmstat_section *sec,
 /*
  * The slots of the open section's generation in @delta, a set's slots,
  * marked written on this CPU for the reader (cmstat_fold()): one plain
- * per-CPU store, to the cache line of the first counters, that this
- * section's adds are ordered with as its deltas are.  Returns where the
- * set's counters start.
+ * per-CPU store, next to the set's first counters.  Ordered like the
+ * section's adds: the reader reads it only after the section's end, as
+ * smp_rmb() in cmstat_wait_sections() (pairing with the smp_wmb() in
+ * cmstat_section_end()) or the IPI's completion orders.  Returns where
+ * the set's counters start.
  */
 static __always_inline u64 __percpu *
 __cmstat_slot(const struct cmstat_section *sec, u64 __percpu *delta)
