@@ -19,6 +19,7 @@
 #include <linux/rcupdate.h>
 #include <linux/slab.h>
 #include <linux/smp.h>
+#include <linux/workqueue.h>
 #include <linux/timekeeping.h>
 
 #include <cmstat/alloc.h>
@@ -71,10 +72,11 @@ struct cut_writes {
 	unsigned int nr_active;		/* heaps[0 .. nr_active - 1] */
 };
 
-/* Small, constant and GFP_ATOMIC: a slab pair, from the IPI handler. */
+/* Small and constant: a slab pair, the one the allocator tables time. */
 #define CUT_WRITE_SIZE	64
 
-static void cut_write(void *arg)
+/* For work_on_cpu_safe(): in a kworker, on the writing CPU. */
+static long cut_write(void *arg)
 {
 	const struct cut_writes *w = arg;
 	unsigned int i;
@@ -83,18 +85,20 @@ static void cut_write(void *arg)
 		cmstat_free(w->heaps[i],
 			    cmstat_alloc(w->heaps[i], CUT_WRITE_SIZE, GFP_ATOMIC),
 			    CUT_WRITE_SIZE);
+	return 0;
 }
 
 /*
- * Write every active heap on each writing CPU: this one and one other
- * (the first online, for a figure that does not depend on where the
- * scheduler put us), or all of them.  The caller's CPU runs cut_write()
- * directly, the others in an IPI handler; both before on_each_cpu_mask()
- * returns, so that none of it lands in the timed cut.
+ * Write every active heap on each writing CPU: the one we run on and one
+ * other (the first online, for a figure that does not depend on where the
+ * scheduler put us), or all of them.  One CPU after the other, each in a
+ * kworker, not in an IPI handler: hundreds of heaps with interrupts off
+ * on every CPU at once stall RCU on a debug kernel.  All of it is done
+ * when this returns, so that none of it lands in the timed cut.
  */
 static void cut_write_on(struct cut_writes *w, struct cpumask *mask, bool all)
 {
-	unsigned int cpu = get_cpu(), other;
+	unsigned int cpu = raw_smp_processor_id(), other;
 
 	if (all) {
 		cpumask_copy(mask, cpu_online_mask);
@@ -105,8 +109,8 @@ static void cut_write_on(struct cut_writes *w, struct cpumask *mask, bool all)
 		if (other < nr_cpu_ids)
 			cpumask_set_cpu(other, mask);
 	}
-	on_each_cpu_mask(mask, cut_write, w, true);
-	put_cpu();
+	for_each_cpu(cpu, mask)
+		work_on_cpu_safe(cpu, cut_write, w);
 }
 
 /*

@@ -304,7 +304,8 @@ static bool cmstat_heap_live(const struct cmstat_heap_priv *hp)
  * cmstat_heaps_counters() - the counters of some heaps and of all, at one cut
  * @heaps: live heaps
  * @n: how many
- * @c: @n arrays, filled with the counters of @heaps in order
+ * @c: @n times %CMSTAT_HC_NR counters, filled with those of @heaps in
+ *	order
  * @all: filled with what every heap's counters add up to: live heaps,
  *	orphans and destroyed ones
  * @epoch: the cut's number
@@ -317,7 +318,7 @@ static bool cmstat_heap_live(const struct cmstat_heap_priv *hp)
  * a live heap; -EINTR.
  */
 int cmstat_heaps_counters(struct cmstat_heap *const *heaps, unsigned int n,
-			  u64 (*c)[CMSTAT_HC_NR], u64 *all, u64 *epoch)
+			  u64 *c, u64 *all, u64 *epoch)
 {
 	unsigned int i;
 	int err;
@@ -330,7 +331,7 @@ int cmstat_heaps_counters(struct cmstat_heap *const *heaps, unsigned int n,
 		struct cmstat_heap_priv *hp = cmstat_heap_priv(heaps[i]);
 
 		if (cmstat_heap_live(hp))
-			cmstat_counters_totals(hp->stats, c[i]);
+			cmstat_counters_totals(hp->stats, c + i * CMSTAT_HC_NR);
 		else	/* a destroyed heap's handle, still in memory */
 			err = -EINVAL;
 	}

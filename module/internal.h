@@ -117,7 +117,7 @@ struct cmstat_cut *cmstat_cut_take(void);
 const struct cmstat_row *cmstat_cut_find(const struct cmstat_cut *cut, u64 id);
 int cmstat_heap_counters(struct cmstat_heap *heap, u64 *c, u64 *epoch);
 int cmstat_heaps_counters(struct cmstat_heap *const *heaps, unsigned int n,
-			  u64 (*c)[CMSTAT_HC_NR], u64 *all, u64 *epoch);
+			  u64 *c, u64 *all, u64 *epoch);
 
 /* stats.c: what counters mean; calls nothing in heap.c */
 void cmstat_derive(const u64 *c, u64 epoch, struct cmstat_heap_stats *st);

@@ -69,7 +69,7 @@ int cmstat_heaps_read(struct cmstat_heap *const *heaps, unsigned int n,
 		      struct cmstat_heap_stats *st,
 		      struct cmstat_heap_stats *all)
 {
-	u64 (*c)[CMSTAT_HC_NR], epoch;
+	u64 *c, epoch;
 	unsigned int i;
 	int err;
 
@@ -79,19 +79,19 @@ int cmstat_heaps_read(struct cmstat_heap *const *heaps, unsigned int n,
 	for (i = 0; i < n; i++)
 		if (IS_ERR_OR_NULL(heaps[i]))
 			return -EINVAL;
-	/* The heaps' counters, then all heaps' in c[n]. */
-	c = kvmalloc_array(n + 1, sizeof(*c), GFP_KERNEL);
+	/* The heaps' counters, one after the other, then all heaps'. */
+	c = kvmalloc_array(n + 1, CMSTAT_HC_NR * sizeof(*c), GFP_KERNEL);
 	if (!c)
 		return -ENOMEM;
-	err = cmstat_heaps_counters(heaps, n, c, c[n], &epoch);
+	err = cmstat_heaps_counters(heaps, n, c, c + n * CMSTAT_HC_NR, &epoch);
 	for (i = 0; i < n && !err; i++) {
 		struct cmstat_heap_priv *hp = cmstat_heap_priv(heaps[i]);
 
-		cmstat_check_counters(hp->name, c[i], &hp->flags);
-		cmstat_derive(c[i], epoch, &st[i]);
+		cmstat_check_counters(hp->name, c + i * CMSTAT_HC_NR, &hp->flags);
+		cmstat_derive(c + i * CMSTAT_HC_NR, epoch, &st[i]);
 	}
 	if (all && !err)
-		cmstat_derive(c[n], epoch, all);
+		cmstat_derive(c + n * CMSTAT_HC_NR, epoch, all);
 	kvfree(c);
 	return err;
 }
