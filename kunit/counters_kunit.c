@@ -170,7 +170,7 @@ struct held_section {
 	struct cmstat_counters *set;
 	struct completion opened;
 	bool release;
-	int ctx;		/* the context the section was opened in */
+	int seq;		/* the sequence counter the section used */
 	bool timed_out;
 	struct work_struct bh_work;
 };
@@ -190,12 +190,12 @@ static void hold_section(struct held_section *h)
 	struct cmstat_section sec;
 	u64 __percpu *slot;
 
-	h->ctx = -1;
+	h->seq = -1;
 	if (!cmstat_section_begin(&sec, cmstat_counters_group(h->set))) {
 		complete(&h->opened);
 		return;
 	}
-	h->ctx = sec.ctx;
+	h->seq = sec.seq;
 	slot = cmstat_section_slot(&sec, h->set);
 	cmstat_section_add(slot, 0, 1);
 	complete(&h->opened);
@@ -338,7 +338,7 @@ static struct task_struct *held_task_start(struct kunit *test,
 	kthread_bind(wt, cpumask_last(cpu_online_mask));
 	wake_up_process(wt);
 	wait_for_completion(&h->opened);
-	KUNIT_EXPECT_EQ(test, h->ctx, CMSTAT_CTX_TASK);
+	KUNIT_EXPECT_EQ(test, h->seq, CMSTAT_SEQ_TASK);
 	return wt;
 }
 
@@ -373,7 +373,7 @@ static void counters_softirq_section_holds_reader(struct kunit *test)
 	INIT_WORK(&h.bh_work, held_bh_fn);
 	queue_work_on(cpumask_last(cpu_online_mask), system_bh_wq, &h.bh_work);
 	wait_for_completion(&h.opened);
-	KUNIT_EXPECT_EQ(test, h.ctx, CMSTAT_CTX_SOFTIRQ);
+	KUNIT_EXPECT_EQ(test, h.seq, CMSTAT_SEQ_SOFTIRQ);
 
 	expect_reader_held(test, &h, &r, rt);
 	flush_work(&h.bh_work);

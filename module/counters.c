@@ -39,6 +39,28 @@ EXPORT_SYMBOL_GPL(cmstat_accounting);
 #define CMSTAT_WAIT_SPINS	128
 
 /*
+ * The sequence counters a reader samples: those of the contexts whose
+ * sections an interrupt can find open, task and softirq.  Hardirq
+ * handlers run with interrupts off and NMIs cannot be interrupted, so a
+ * hardirq or NMI section is always either finished or not begun where
+ * the reader looks (cmstat_sample_seq()).  One of them left open by a
+ * client holds up no reader, and the next section on its counter closes
+ * it.
+ */
+#define CMSTAT_SEQ_SAMPLED	(CMSTAT_SEQ_SOFTIRQ + 1)
+
+/**
+ * struct cmstat_seq_sample - one CPU's open sections when a reader closed
+ *	a generation
+ * @open: bit i set: sequence counter i was odd, a section open
+ * @seq: counter i's value then, where @open has bit i
+ */
+struct cmstat_seq_sample {
+	unsigned long open;
+	unsigned long seq[CMSTAT_SEQ_SAMPLED];
+};
+
+/*
  * After this long, a reader reports the section it waits for, and closes
  * it if the section's CPU is provably outside it: a section left open.
  * Writable, for hosts whose vCPUs may stay descheduled longer, and for
@@ -67,7 +89,7 @@ int cmstat_group_init(struct cmstat_group *group)
 	mutex_init(&group->read_lock);
 	mutex_init(&group->sets_lock);
 	INIT_LIST_HEAD(&group->sets);
-	group->sample = alloc_percpu(struct cmstat_cpu_seq);
+	group->sample = alloc_percpu(struct cmstat_seq_sample);
 	return group->sample ? 0 : -ENOMEM;
 }
 
@@ -192,7 +214,7 @@ void cmstat_counters_free(struct cmstat_counters *set)
 EXPORT_SYMBOL_GPL(cmstat_counters_free);
 
 /*
- * Record this CPU's sequence counters.  Runs on every online CPU that is
+ * Record this CPU's open sections.  Runs on every online CPU that is
  * not quiescent (cmstat_cpu_quiescent()): on the others from the reader's
  * IPI, between two instructions of whatever they were doing (a task, a
  * softirq, or the idle loop, interrupted on its way in or out); on the
@@ -213,38 +235,46 @@ EXPORT_SYMBOL_GPL(cmstat_counters_free);
 static void cmstat_sample_seq(void *info)
 {
 	struct cmstat_group *group = info;
-	struct cmstat_cpu_seq *sample = this_cpu_ptr(group->sample);
-	unsigned int ctx;
+	struct cmstat_seq_sample *sample = this_cpu_ptr(group->sample);
+	unsigned long seq, open = 0;
+	unsigned int idx;
 
-	for (ctx = 0; ctx < CMSTAT_NR_CTX; ctx++)
-		sample->seq[ctx] = __this_cpu_read(cmstat_cpu_seq.seq[ctx]);
+	for (idx = 0; idx < CMSTAT_SEQ_SAMPLED; idx++) {
+		seq = __this_cpu_read(cmstat_cpu_seq.seq[idx]);
+		if (seq & 1) {
+			sample->seq[idx] = seq;
+			open |= BIT(idx);
+		}
+	}
+	sample->open = open;
 }
 
-static const char * const cmstat_ctx_names[CMSTAT_NR_CTX] = {
-	"task", "softirq", "hardirq", "NMI",
-};
+/* The context whose sections use sampled sequence counter @idx. */
+static const char *cmstat_seq_context(unsigned int idx)
+{
+	return idx == CMSTAT_SEQ_SOFTIRQ ? "softirq" : "task";
+}
 
 /**
  * struct cmstat_repair - a request to close a section left open
- * @ctx: the context whose counter the section left odd
+ * @idx: the sequence counter the section left odd
  * @sampled: the counter's value when the reader sampled it
  * @closed: set when the counter was moved on
  */
 struct cmstat_repair {
-	unsigned int ctx;
+	unsigned int idx;
 	unsigned long sampled;
 	bool closed;
 };
 
 /*
- * Whether this CPU is outside every section of context @ctx, as seen from
+ * Whether this CPU is outside every section on sampled counter @idx, as
+ * seen from
  * cmstat_repair_seq(): from the reader's IPI, in hardirq context on top of
  * whatever the CPU was doing, or called directly on the reader's own CPU,
  * in the reader's task with interrupts off.  False when it cannot tell.
  *
- * Hardirq and NMI sections are never open under us: hardirq handlers do
- * not nest, and an NMI returns before the code it interrupted resumes.  A
- * softirq section is open only while the CPU serves a softirq.  A task
+ * A softirq section is open only while the CPU serves a softirq.  A task
  * section disables preemption, so the reader's own task is in none (it is
  * preemptible: cmstat_read_refused() turned away readers inside
  * sections), and neither is a task we interrupted with preemption and
@@ -252,15 +282,10 @@ struct cmstat_repair {
  * preempt_count() does not count preempt_disable(), and only the idle
  * task and the reader's own CPU tell.
  */
-static bool cmstat_cpu_outside(unsigned int ctx)
+static bool cmstat_cpu_outside(unsigned int idx)
 {
-	switch (ctx) {
-	case CMSTAT_CTX_HARDIRQ:
-	case CMSTAT_CTX_NMI:
-		return true;
-	case CMSTAT_CTX_SOFTIRQ:
+	if (idx == CMSTAT_SEQ_SOFTIRQ)
 		return !in_serving_softirq();
-	}
 	if (!in_hardirq())
 		return true;	/* the reader's own CPU */
 	if (in_serving_softirq())
@@ -284,14 +309,14 @@ static void cmstat_repair_seq(void *info)
 {
 	struct cmstat_repair *r = info;
 
-	if (!cmstat_cpu_outside(r->ctx))
+	if (!cmstat_cpu_outside(r->idx))
 		return;
-	r->closed = this_cpu_cmpxchg(cmstat_cpu_seq.seq[r->ctx], r->sampled,
+	r->closed = this_cpu_cmpxchg(cmstat_cpu_seq.seq[r->idx], r->sampled,
 				     r->sampled + 1) == r->sampled;
 }
 
 /*
- * Close the section left open that @cpu's context @r->ctx was sampled in,
+ * Close the section left open that @cpu's counter @r->idx was sampled in,
  * if @cpu is outside it.  Under cpus_read_lock(), so that @cpu stays
  * online or offline meanwhile.  Online, the check runs on @cpu.  Offline,
  * nothing runs there, so no section is open (a CPU cannot go offline inside
@@ -300,7 +325,7 @@ static void cmstat_repair_seq(void *info)
  */
 static void cmstat_repair(unsigned int cpu, struct cmstat_repair *r)
 {
-	unsigned long *seq = &per_cpu(cmstat_cpu_seq, cpu).seq[r->ctx];
+	unsigned long *seq = &per_cpu(cmstat_cpu_seq, cpu).seq[r->idx];
 
 	cpus_read_lock();
 	if (cpu_online(cpu)) {
@@ -312,18 +337,18 @@ static void cmstat_repair(unsigned int cpu, struct cmstat_repair *r)
 	cpus_read_unlock();
 	if (r->closed)
 		pr_warn("CPU %u: closed a %s-context writer section left open (a client returned or slept without cmstat_section_end()); what it writes later counts, but not at once\n",
-			cpu, cmstat_ctx_names[r->ctx]);
+			cpu, cmstat_seq_context(r->idx));
 }
 
 /*
- * Wait for one CPU's context @ctx to leave the section it was sampled in.
+ * Wait for the section one CPU's counter @idx was sampled in to end.
  * Return: 0, or -EINTR on a fatal signal (the close stays pending).
  */
-static int cmstat_wait_one(unsigned int cpu, unsigned int ctx,
+static int cmstat_wait_one(unsigned int cpu, unsigned int idx,
 			   unsigned long sampled)
 {
-	unsigned long *seq = &per_cpu(cmstat_cpu_seq, cpu).seq[ctx];
-	struct cmstat_repair repair = { .ctx = ctx, .sampled = sampled };
+	unsigned long *seq = &per_cpu(cmstat_cpu_seq, cpu).seq[idx];
+	struct cmstat_repair repair = { .idx = idx, .sampled = sampled };
 	unsigned long start = jiffies, next_repair = jiffies;
 	unsigned int spins = 0, timeout;
 	bool reported = false;
@@ -346,7 +371,7 @@ static int cmstat_wait_one(unsigned int cpu, unsigned int ctx,
 		if (!reported && time_after(jiffies, start + timeout * HZ)) {
 			reported = true;
 			pr_warn("a writer section open on CPU %u in %s context for %u s holds up readers: a section left open, or one that sleeps\n",
-				cpu, cmstat_ctx_names[ctx], timeout);
+				cpu, cmstat_seq_context(idx), timeout);
 		}
 		/*
 		 * Once reported, or at once on a CPU gone offline, close the
@@ -370,21 +395,22 @@ static int cmstat_wait_one(unsigned int cpu, unsigned int ctx,
 
 /*
  * Wait for every section that was open when @group's generation was
- * closed, as cmstat_sample_seq() recorded them.  Only CPUs online at
- * sampling time have a non-zero sample.  Return: 0 or -EINTR.
+ * closed, as cmstat_sample_seq() recorded them.  Only CPUs sampled at
+ * that close have open sections in their sample.  Return: 0 or -EINTR.
  */
 static int cmstat_wait_sections(struct cmstat_group *group)
 {
-	unsigned int cpu, ctx;
+	unsigned int cpu, idx;
 	int err;
 
 	for_each_possible_cpu(cpu) {
-		struct cmstat_cpu_seq *sample = per_cpu_ptr(group->sample, cpu);
+		struct cmstat_seq_sample *sample = per_cpu_ptr(group->sample,
+							       cpu);
 
-		for (ctx = 0; ctx < CMSTAT_NR_CTX; ctx++) {
-			if (!(sample->seq[ctx] & 1) || cmstat_mutate_skip_wait())
-				continue;
-			err = cmstat_wait_one(cpu, ctx, sample->seq[ctx]);
+		if (cmstat_mutate_skip_wait())
+			break;
+		for_each_set_bit(idx, &sample->open, CMSTAT_SEQ_SAMPLED) {
+			err = cmstat_wait_one(cpu, idx, sample->seq[idx]);
 			if (err)
 				return err;
 		}
@@ -426,7 +452,8 @@ static bool cmstat_cpu_quiescent(int cpu)
 }
 
 /*
- * Whether a sequence counter of @cpu is odd, read from the reader's CPU.
+ * Whether a sampled sequence counter of @cpu is odd, read from the
+ * reader's CPU.
  * Only asked of a quiescent CPU, where none should be: one is if a client
  * left a section open and slept (preemption re-enabled inside it), and
  * that CPU then gets the IPI, so that the reader waits for the section
@@ -438,12 +465,12 @@ static bool cmstat_cpu_quiescent(int cpu)
 static bool cmstat_cpu_section_left_open(int cpu)
 {
 	const struct cmstat_cpu_seq *seq = per_cpu_ptr(&cmstat_cpu_seq, cpu);
-	unsigned int ctx;
+	unsigned long odd = 0;
+	unsigned int idx;
 
-	for (ctx = 0; ctx < CMSTAT_NR_CTX; ctx++)
-		if (READ_ONCE(seq->seq[ctx]) & 1)
-			return true;
-	return false;
+	for (idx = 0; idx < CMSTAT_SEQ_SAMPLED; idx++)
+		odd |= READ_ONCE(seq->seq[idx]);
+	return odd & 1;
 }
 
 /*
@@ -480,8 +507,7 @@ static void cmstat_close_gen(struct cmstat_group *group)
 
 	/* Stale samples of CPUs that are offline now must not be waited on. */
 	for_each_possible_cpu(cpu)
-		memset(per_cpu_ptr(group->sample, cpu), 0,
-		       sizeof(*group->sample));
+		per_cpu_ptr(group->sample, cpu)->open = 0;
 	/*
 	 * Written under ->read_lock, and read under it by readers; marked,
 	 * because the KUnit case of a killed reader watches it locklessly
@@ -631,17 +657,28 @@ void cmstat_counters_totals(const struct cmstat_counters *set, u64 *totals)
 /*
  * Whether the caller is inside a writer section on this CPU, where a read
  * would wait for itself forever.  Sections disable preemption; with
- * preemption off we stay on this CPU, and an odd counter for our own
- * context is our own section (a context never nests into itself).
+ * preemption off we stay on this CPU, and an odd counter of our own
+ * context is our own section (a context never nests into itself).  All of
+ * the context's counters: the preemption count that picked the section's
+ * may have moved since.
  */
 static bool cmstat_in_section(void)
 {
-	unsigned int seq;
+	static const unsigned int first[] = {
+		CMSTAT_SEQ_TASK, CMSTAT_SEQ_SOFTIRQ, CMSTAT_SEQ_HARDIRQ,
+		CMSTAT_SEQ_NMI, CMSTAT_NR_SEQ,
+	};
+	unsigned int here, ctx, idx;
 
 	if (!IS_ENABLED(CONFIG_PREEMPT_COUNT) || preemptible())
 		return false;
-	seq = __cmstat_seq_index(interrupt_context_level());
-	return raw_cpu_read(cmstat_cpu_seq.seq[seq]) & 1;
+	here = __cmstat_seq_here();
+	for (ctx = 0; first[ctx + 1] <= here; ctx++)
+		;
+	for (idx = first[ctx]; idx < first[ctx + 1]; idx++)
+		if (raw_cpu_read(cmstat_cpu_seq.seq[idx]) & 1)
+			return true;
+	return false;
 }
 
 /*

@@ -30,9 +30,9 @@ enum cmstat_mutation {
 extern int cmstat_mutation;
 
 /* Every context's sections on the task context's counter. */
-#define __cmstat_seq_index(ctx)					\
+#define __cmstat_seq_index(seq)					\
 	(READ_ONCE(cmstat_mutation) == CMSTAT_MUTATE_SHARED_SEQ ?	\
-	 CMSTAT_CTX_TASK : (ctx))
+	 CMSTAT_SEQ_TASK : (seq))
 
 static inline bool cmstat_mutate_skip_wait(void)
 {

@@ -280,13 +280,13 @@ static __always_inline bool __cmstat_in_task(void)
 void __cmstat_gfp_blocking_in_irq(unsigned long caller);
 
 /*
- * One writer section on the heap's counters, in context @ctx: a class
- * allocation or free moves its class's count and the requested bytes.
- * Straight-line: the slots come from the heap, the generation from the
- * heap group.
+ * One writer section on the heap's counters, in task context if @task: a
+ * class allocation or free moves its class's count and the requested
+ * bytes.  Straight-line: the slots come from the heap, the generation from
+ * the heap group.
  */
 static __always_inline void __cmstat_account_in(const struct cmstat_heap *heap,
-						unsigned int ctx,
+						bool task,
 						unsigned int count_idx,
 						unsigned int requested_idx,
 						size_t size)
@@ -294,7 +294,7 @@ static __always_inline void __cmstat_account_in(const struct cmstat_heap *heap,
 	struct cmstat_section sec;
 	u64 __percpu *slot;
 
-	__cmstat_section_open(&sec, &cmstat_heap_group, ctx);
+	__cmstat_section_open(&sec, &cmstat_heap_group, task);
 	slot = __cmstat_slot(&sec, heap->slots);
 	cmstat_section_add(slot, count_idx, 1);
 	cmstat_section_add(slot, requested_idx, size);
@@ -303,7 +303,7 @@ static __always_inline void __cmstat_account_in(const struct cmstat_heap *heap,
 
 /*
  * The same, written out twice: in task context the sequence counter's
- * address is a constant, and only interrupts compute the level.  An
+ * address is a constant, and only interrupts compute which one.  An
  * allocation that may block, from interrupt context, is accounted in its
  * real context and reported once (out of line, naming the caller): for a
  * constant @gfp the test compiles away or into the interrupt branch.
@@ -314,13 +314,13 @@ static __always_inline void __cmstat_account(const struct cmstat_heap *heap,
 					     size_t size)
 {
 	if (__cmstat_in_task()) {
-		__cmstat_account_in(heap, CMSTAT_CTX_TASK, count_idx,
+		__cmstat_account_in(heap, true, count_idx,
 				    requested_idx, size);
 		return;
 	}
 	if (unlikely(gfpflags_allow_blocking(gfp)))
 		__cmstat_gfp_blocking_in_irq(_THIS_IP_);
-	__cmstat_account_in(heap, interrupt_context_level(), count_idx,
+	__cmstat_account_in(heap, false, count_idx,
 			    requested_idx, size);
 }
 

@@ -33,6 +33,7 @@
 #ifndef _CMSTAT_COUNTERS_H
 #define _CMSTAT_COUNTERS_H
 
+#include <linux/bitops.h>
 #include <linux/jump_label.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
@@ -40,41 +41,50 @@
 #include <linux/preempt.h>
 #include <linux/types.h>
 
-/**
- * enum cmstat_ctx - the contexts that may nest on one CPU
- * @CMSTAT_CTX_TASK: task context (with preemption disabled by the section);
- *	on PREEMPT_RT, softirqs too, since they run in threads there
- * @CMSTAT_CTX_SOFTIRQ: serving a softirq
- * @CMSTAT_CTX_HARDIRQ: hardirq handler
- * @CMSTAT_CTX_NMI: NMI handler
- * @CMSTAT_NR_CTX: number of contexts
+/*
+ * Which sequence counter a section uses: the highest bit set in the
+ * fields of preempt_count() that tell the contexts apart, as they stand
+ * once the section has disabled preemption.  Three instructions (a load,
+ * an AND and a bit scan), against eleven for interrupt_context_level():
  *
- * The values are interrupt_context_level()'s.  A section in one context
- * can be interrupted by a section in a higher one, but never by another
- * section in its own: tasks cannot preempt a section, softirqs do not nest,
- * hardirqs run with interrupts off and NMIs do not nest.  So each context
- * gets its own sequence counter, and each counter is only ever odd for one
- * section at a time.
+ *	task (preemption count 1 to 255)	  0 to 7	%CMSTAT_SEQ_TASK..
+ *	serving a softirq			  8		%CMSTAT_SEQ_SOFTIRQ
+ *	hardirq (hardirq count 1 to 15)		 16 to 19	%CMSTAT_SEQ_HARDIRQ..
+ *	NMI (NMI count 1 to 15)			 20 to 23	%CMSTAT_SEQ_NMI..
+ *
+ * Sections that can be open on one CPU at once get different counters:
+ * a section can be interrupted by one in a higher context, never by one
+ * in its own (tasks cannot preempt a section, softirqs do not nest,
+ * hardirq handlers run with interrupts off, NMIs do not nest), and the
+ * ranges do not overlap.  A task section's own preempt_disable() makes
+ * the preemption count, and so the scanned value, non-zero; the
+ * bottom-half disable count is left out, so that a softirq run by
+ * local_bh_enable() inside a task section cannot land on the same
+ * counter.  A hardirq handler that re-enables interrupts can be nested
+ * into: depths 1 and 2 get counters of their own, deeper ones (no handler
+ * of Linux's reaches them) share one.  On PREEMPT_RT softirqs run in
+ * threads and count as task context.  Without CONFIG_PREEMPT_COUNT the
+ * preemption count stays 0, and task sections use %CMSTAT_SEQ_TASK.
  */
-enum cmstat_ctx {
-	CMSTAT_CTX_TASK,
-	CMSTAT_CTX_SOFTIRQ,
-	CMSTAT_CTX_HARDIRQ,
-	CMSTAT_CTX_NMI,
-	CMSTAT_NR_CTX,
-};
+#define CMSTAT_SEQ_TASK		0
+#define CMSTAT_SEQ_SOFTIRQ	SOFTIRQ_SHIFT
+#define CMSTAT_SEQ_HARDIRQ	HARDIRQ_SHIFT
+#define CMSTAT_SEQ_NMI		NMI_SHIFT
+#define CMSTAT_NR_SEQ		(NMI_SHIFT + NMI_BITS)
+#define __CMSTAT_SEQ_BITS	(NMI_MASK | HARDIRQ_MASK | SOFTIRQ_OFFSET | \
+				 PREEMPT_MASK)
 
 /**
  * struct cmstat_cpu_seq - per-CPU section sequence counters
- * @seq: one counter per &enum cmstat_ctx; odd while a section of that
- *	context is open on this CPU (or was left open by a client, until the
- *	next section of that context ends or a reader closes it).
+ * @seq: indexed as above; odd while a section that uses it is open on
+ *	this CPU (or was left open by a client, until the next section on
+ *	that counter ends or a reader closes it).
  *
  * Shared by every counter set and group: a CPU in a given context is in at
  * most one section at a time, whichever sets that section writes to.
  */
 struct cmstat_cpu_seq {
-	unsigned long seq[CMSTAT_NR_CTX];
+	unsigned long seq[CMSTAT_NR_SEQ];
 };
 
 /*
@@ -115,8 +125,9 @@ struct cmstat_cpu_seq {
  * @sets_lock: protects @sets; never held across a wait, so that sets
  *	come and go while a reader waits.
  * @sets: the member sets, through &struct cmstat_counters.node.
- * @sample: each CPU's sequence counters, recorded on that CPU when the
- *	reader closed the last generation.
+ * @sample: each CPU's open sections, as their sequence counters stood on
+ *	that CPU when the reader closed the last generation (private to
+ *	module/counters.c).
  *
  * Allocate with cmstat_group_alloc(); all fields are private to the inline
  * writers below and to module/counters.c.
@@ -128,7 +139,7 @@ struct cmstat_group {
 	struct mutex read_lock;	/* serialises readers */
 	struct mutex sets_lock;	/* protects @sets */
 	struct list_head sets;
-	struct cmstat_cpu_seq __percpu *sample;
+	struct cmstat_seq_sample __percpu *sample;
 };
 
 /**
@@ -166,24 +177,36 @@ DECLARE_STATIC_KEY_TRUE(cmstat_accounting);
 
 /**
  * struct cmstat_section - an open writer section
- * @ctx: the &enum cmstat_ctx the section was opened in: the index of the
- *	sequence counter it made odd.
+ * @seq: the index of the sequence counter the section made odd.
  * @slot_off: the group's slot offset when the section began: every add of
  *	the section goes to that generation.
  */
 struct cmstat_section {
-	unsigned int ctx;
+	unsigned long seq;
 	unsigned long slot_off;
 };
 
 /*
- * The sequence counter a section in context @ctx uses: its own.  Only the
- * test builds of cmstat.ko and its KUnit modules define this beforehand,
- * to break the protocol on purpose (module/mutation.h).
+ * The sequence counter a section uses: @seq, its own.  Only the test
+ * builds of cmstat.ko and its KUnit modules define this beforehand, to
+ * break the protocol on purpose (module/mutation.h).
  */
 #ifndef __cmstat_seq_index
-#define __cmstat_seq_index(ctx)	(ctx)
+#define __cmstat_seq_index(seq)	(seq)
 #endif
+
+/*
+ * The sequence counter for a section opened here, with preemption
+ * disabled: see %CMSTAT_SEQ_TASK.
+ */
+static __always_inline unsigned long __cmstat_seq_here(void)
+{
+	unsigned long bits = preempt_count() & __CMSTAT_SEQ_BITS;
+
+	if (!IS_ENABLED(CONFIG_PREEMPT_COUNT))
+		bits |= BIT(CMSTAT_SEQ_TASK);
+	return __fls(bits);
+}
 
 /*
  * Nested sections' adds to one counter are safe only if an interrupt
@@ -217,20 +240,21 @@ cmstat_counters_group(const struct cmstat_counters *set)
 }
 
 /**
- * __cmstat_section_open() - open a section in a known context
+ * __cmstat_section_open() - open a section
  * @sec: section state
  * @group: the group of every set the section writes to
- * @ctx: the caller's &enum cmstat_ctx
+ * @task: the caller knows it runs in task context
  *
  * For cmstat_section_begin() and cmstat_section_begin_task(), and for
  * callers that test cmstat_accounting themselves.
  */
 static __always_inline void __cmstat_section_open(struct cmstat_section *sec,
 						  const struct cmstat_group *group,
-						  unsigned int ctx)
+						  bool task)
 {
 	preempt_disable();
-	sec->ctx = __cmstat_seq_index(ctx);
+	sec->seq = __cmstat_seq_index(task ? CMSTAT_SEQ_TASK :
+					     __cmstat_seq_here());
 	/*
 	 * Odd: a section is open.  The bit is set, not the counter
 	 * incremented: a client that returned or slept without
@@ -252,7 +276,7 @@ static __always_inline void __cmstat_section_open(struct cmstat_section *sec,
 	 * fully ordered atomic with which the CPU left its quiescent state
 	 * before this section (cmstat_cpu_quiescent()).
 	 */
-	this_cpu_or(cmstat_cpu_seq.seq[sec->ctx], 1);
+	this_cpu_or(cmstat_cpu_seq.seq[sec->seq], 1);
 	barrier();
 	/*
 	 * Pairs with smp_store_release() of ->slot_off in cmstat_close_gen().
@@ -284,14 +308,11 @@ static __always_inline void __cmstat_section_open(struct cmstat_section *sec,
 static __always_inline bool cmstat_section_begin(struct cmstat_section *sec,
 						 const struct cmstat_group *group)
 {
-	unsigned int ctx;
-
 	if (!static_branch_likely(&cmstat_accounting))
 		return false;
-	ctx = interrupt_context_level();
-	if (!CMSTAT_NMI_WRITERS && ctx == CMSTAT_CTX_NMI)
+	if (!CMSTAT_NMI_WRITERS && in_nmi())
 		return false;
-	__cmstat_section_open(sec, group, ctx);
+	__cmstat_section_open(sec, group, false);
 	return true;
 }
 
@@ -313,7 +334,7 @@ cmstat_section_begin_task(struct cmstat_section *sec,
 {
 	if (!static_branch_likely(&cmstat_accounting))
 		return false;
-	__cmstat_section_open(sec, group, CMSTAT_CTX_TASK);
+	__cmstat_section_open(sec, group, true);
 	return true;
 }
 
@@ -382,7 +403,7 @@ static __always_inline void cmstat_section_end(struct cmstat_section *sec)
 	 * counter change.  A compiler barrier on x86-64.
 	 */
 	smp_wmb();
-	this_cpu_inc(cmstat_cpu_seq.seq[sec->ctx]);
+	this_cpu_inc(cmstat_cpu_seq.seq[sec->seq]);
 	preempt_enable();
 }
 

@@ -260,9 +260,9 @@ static void softirq_fn(struct tasklet_struct *t)
 	softirq_ran = true;
 }
 
-static unsigned long this_cpu_seq(unsigned int ctx)
+static unsigned long this_cpu_seq(unsigned int idx)
 {
-	return this_cpu_read(cmstat_cpu_seq.seq[ctx]);
+	return this_cpu_read(cmstat_cpu_seq.seq[idx]);
 }
 
 static int softirq_show(struct seq_file *m, void *unused)
@@ -284,14 +284,14 @@ static int softirq_show(struct seq_file *m, void *unused)
 		return 0;
 	}
 	/* Preemption is off: all of this runs on one CPU. */
-	task_before = this_cpu_seq(CMSTAT_CTX_TASK);
-	soft_before = this_cpu_seq(CMSTAT_CTX_SOFTIRQ);
+	task_before = this_cpu_seq(CMSTAT_SEQ_TASK);
+	soft_before = this_cpu_seq(CMSTAT_SEQ_SOFTIRQ);
 	local_bh_disable();
 	tasklet_schedule(&softirq_tasklet);
 	local_bh_enable();	/* runs the tasklet, in serving-softirq context */
 	nested = softirq_ran;
-	task_after = this_cpu_seq(CMSTAT_CTX_TASK);
-	soft_after = this_cpu_seq(CMSTAT_CTX_SOFTIRQ);
+	task_after = this_cpu_seq(CMSTAT_SEQ_TASK);
+	soft_after = this_cpu_seq(CMSTAT_SEQ_SOFTIRQ);
 	cmstat_section_add(cmstat_section_slot(&sec, set), 0, 1);
 	cmstat_section_end(&sec);
 	tasklet_kill(&softirq_tasklet);	/* had it not run nested */
