@@ -50,8 +50,7 @@ EXPORT_SYMBOL_GPL(cmstat_accounting);
 #define CMSTAT_SEQ_SAMPLED	(CMSTAT_SEQ_SOFTIRQ + 1)
 
 /**
- * struct cmstat_seq_sample - one CPU's open sections when a reader closed
- *	a generation
+ * struct cmstat_seq_sample - one CPU's open sections at a reader's close
  * @open: bit i set: sequence counter i was odd, a section open
  * @seq: counter i's value then, where @open has bit i
  */
@@ -269,10 +268,10 @@ struct cmstat_repair {
 
 /*
  * Whether this CPU is outside every section on sampled counter @idx, as
- * seen from
- * cmstat_repair_seq(): from the reader's IPI, in hardirq context on top of
- * whatever the CPU was doing, or called directly on the reader's own CPU,
- * in the reader's task with interrupts off.  False when it cannot tell.
+ * seen from cmstat_repair_seq(): from the reader's IPI, in hardirq context
+ * on top of whatever the CPU was doing, or called directly on the reader's
+ * own CPU, in the reader's task with interrupts off.  False when it cannot
+ * tell.
  *
  * A softirq section is open only while the CPU serves a softirq.  A task
  * section disables preemption, so the reader's own task is in none (it is
@@ -453,14 +452,13 @@ static bool cmstat_cpu_quiescent(int cpu)
 
 /*
  * Whether a sampled sequence counter of @cpu is odd, read from the
- * reader's CPU.
- * Only asked of a quiescent CPU, where none should be: one is if a client
- * left a section open and slept (preemption re-enabled inside it), and
- * that CPU then gets the IPI, so that the reader waits for the section
- * and reports it as it would on a busy CPU.  The counters' last stores
- * came before the CPU's fully ordered entry into the quiescent state, and
- * the acquire in cmstat_cpu_quiescent() saw that entry, so these lockless
- * reads see them.
+ * reader's CPU.  Only asked of a quiescent CPU, where none should be: one
+ * is if a client left a section open and slept (preemption re-enabled
+ * inside it), and that CPU then gets the IPI, so that the reader waits for
+ * the section and reports it as it would on a busy CPU.  The counters'
+ * last stores came before the CPU's fully ordered entry into the quiescent
+ * state, and the acquire in cmstat_cpu_quiescent() saw that entry, so
+ * these lockless reads see them.
  */
 static bool cmstat_cpu_section_left_open(int cpu)
 {
