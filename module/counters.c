@@ -666,11 +666,16 @@ static bool cmstat_in_section(void)
 		CMSTAT_SEQ_TASK, CMSTAT_SEQ_SOFTIRQ, CMSTAT_SEQ_HARDIRQ,
 		CMSTAT_SEQ_NMI, CMSTAT_NR_SEQ,
 	};
+	unsigned long bits = preempt_count() & __CMSTAT_SEQ_BITS;
 	unsigned int here, ctx, idx;
 
-	if (!IS_ENABLED(CONFIG_PREEMPT_COUNT) || preemptible())
+	/*
+	 * None of the bits: interrupts or bottom halves off in a task that
+	 * is not in a section, which would have raised the preemption count.
+	 */
+	if (!IS_ENABLED(CONFIG_PREEMPT_COUNT) || preemptible() || !bits)
 		return false;
-	here = __cmstat_seq_here();
+	here = __fls(bits);
 	for (ctx = 0; first[ctx + 1] <= here; ctx++)
 		;
 	for (idx = first[ctx]; idx < first[ctx + 1]; idx++)

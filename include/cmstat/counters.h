@@ -49,8 +49,8 @@
  *
  *	task (preemption count 1 to 255)	  0 to 7	%CMSTAT_SEQ_TASK..
  *	serving a softirq			  8		%CMSTAT_SEQ_SOFTIRQ
- *	hardirq (hardirq count 1 to 15)		 16 to 19	%CMSTAT_SEQ_HARDIRQ..
- *	NMI (NMI count 1 to 15)			 20 to 23	%CMSTAT_SEQ_NMI..
+ *	hardirq					 16		%CMSTAT_SEQ_HARDIRQ
+ *	NMI					 20		%CMSTAT_SEQ_NMI
  *
  * Sections that can be open on one CPU at once get different counters:
  * a section can be interrupted by one in a higher context, never by one
@@ -60,11 +60,12 @@
  * the preemption count, and so the scanned value, non-zero; the
  * bottom-half disable count is left out, so that a softirq run by
  * local_bh_enable() inside a task section cannot land on the same
- * counter.  A hardirq handler that re-enables interrupts can be nested
- * into: depths 1 and 2 get counters of their own, deeper ones (no handler
- * of Linux's reaches them) share one.  On PREEMPT_RT softirqs run in
- * threads and count as task context.  Without CONFIG_PREEMPT_COUNT the
- * preemption count stays 0, and task sections use %CMSTAT_SEQ_TASK.
+ * counter.  Hardirq handlers run with interrupts off, so a hardirq
+ * section sees a hardirq count of 1 (16), and an NMI section an NMI count
+ * of 1 whatever it interrupted (20); the array has room for every value
+ * of the fields, up to 23.  On PREEMPT_RT softirqs run in threads and
+ * count as task context.  Without CONFIG_PREEMPT_COUNT preempt_disable()
+ * does not count, and one more OR puts task sections on %CMSTAT_SEQ_TASK.
  */
 #define CMSTAT_SEQ_TASK		0
 #define CMSTAT_SEQ_SOFTIRQ	SOFTIRQ_SHIFT
