@@ -462,6 +462,39 @@ static void counters_read_in_section(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, totals[0], 1);
 }
 
+/*
+ * The same from a section opened with preemption disabled twice already,
+ * which puts it on a task counter other than the first, and read after
+ * both are dropped inside it: the preemption count now names the first
+ * counter, and the refusal must look at all of the context's.
+ */
+static void counters_read_in_deeper_section(struct kunit *test)
+{
+	struct cmstat_counters *set = alloc_set(test, NR_TEST_COUNTERS);
+	u64 totals[NR_TEST_COUNTERS];
+	struct cmstat_section sec;
+	unsigned long seq = 0;
+	int err = 0;
+
+	preempt_disable();
+	preempt_disable();
+	if (cmstat_section_begin(&sec, cmstat_counters_group(set))) {
+		seq = sec.seq;
+		preempt_enable();
+		preempt_enable();
+		cmstat_section_add(cmstat_section_slot(&sec, set), 0, 1);
+		err = cmstat_counters_read(set, totals, NULL);
+		cmstat_section_end(&sec);
+	} else {
+		preempt_enable();
+		preempt_enable();
+	}
+	KUNIT_EXPECT_EQ(test, seq, 1);
+	KUNIT_EXPECT_EQ(test, err, -EDEADLK);
+	read_ok(test, set, totals);
+	KUNIT_EXPECT_EQ(test, totals[0], 1);
+}
+
 static struct kunit_case counters_cases[] = {
 	KUNIT_CASE(counters_exact_after_writes),
 	KUNIT_CASE(counters_reads_rotate),
@@ -470,6 +503,7 @@ static struct kunit_case counters_cases[] = {
 	KUNIT_CASE(counters_bad_alloc),
 	KUNIT_CASE(counters_group_freed_early),
 	KUNIT_CASE(counters_read_in_section),
+	KUNIT_CASE(counters_read_in_deeper_section),
 	KUNIT_CASE_SLOW(counters_task_section_holds_reader),
 	KUNIT_CASE_SLOW(counters_softirq_section_holds_reader),
 	KUNIT_CASE_SLOW(counters_read_after_killed_reader),
