@@ -81,12 +81,17 @@ static void *orphans[MAX_ORPHANS];
 static size_t orphan_sizes[MAX_ORPHANS];
 static unsigned int nr_orphans;
 
-/* The section "open" left open, and the thread that runs it on its CPU. */
+/*
+ * The section "open" left open, the thread that runs it on its CPU, and
+ * the thread's word that the section is open (or that it opened none).
+ */
 static struct cmstat_counters *open_set;
 static struct task_struct *open_task;
+static DECLARE_COMPLETION(open_done);
 
-/* The set "leak" writes in the sections it leaves open. */
+/* The set "leak" writes in the sections it leaves open; its thread's end. */
 static struct cmstat_counters *leak_set;
+static DECLARE_COMPLETION(leak_done);
 
 static ssize_t buf_write(struct file *file, const char __user *ubuf,
 			 size_t count, loff_t *ppos)
@@ -568,6 +573,7 @@ static int open_fn(void *unused)
 		cmstat_section_add(cmstat_section_slot(&sec, open_set), 0, 1);
 		preempt_enable();
 	}
+	complete(&open_done);
 	while (!kthread_should_stop())
 		schedule_timeout_interruptible(HZ / 10);
 	if (open) {
@@ -594,7 +600,13 @@ static int misuse_open(unsigned int cpu)
 	}
 	kthread_bind(t, cpu);
 	open_task = t;
+	reinit_completion(&open_done);
 	wake_up_process(t);
+	/*
+	 * Return once the section is open: a reader started next must find
+	 * it, however late a busy host runs this CPU.
+	 */
+	wait_for_completion(&open_done);
 	return 0;
 }
 
@@ -617,6 +629,7 @@ static int leak_fn(void *set)
 		cmstat_section_add(cmstat_section_slot(&sec, set), 0, 1);
 		preempt_enable();	/* what the kernel restores for a leaker */
 	}
+	complete(&leak_done);
 	return 0;
 }
 
@@ -635,8 +648,13 @@ static int misuse_leak(unsigned int cpu)
 			return err;
 		}
 	}
+	reinit_completion(&leak_done);
 	t = kthread_run_on_cpu(leak_fn, leak_set, cpu, "cmstat_client_leak/%u");
-	return PTR_ERR_OR_ZERO(t);
+	if (IS_ERR(t))
+		return PTR_ERR(t);
+	/* Return with the leak made: a reader started next must meet it. */
+	wait_for_completion(&leak_done);
+	return 0;
 }
 
 static int misuse_cycle_create(void)

@@ -8,8 +8,12 @@
 # CPUs must not grow with the snapshots: the reader skips CPUs that are
 # idle or in user mode under nohz_full.  The control, cmstat's test build
 # with mutation=3 (the reader that IPIs every CPU), must show them grow by
-# one per snapshot.  Up to 5% of the snapshots' count is allowed for other
-# function calls the kernel makes meanwhile.
+# one per snapshot.  Up to a quarter of the snapshots' count is allowed:
+# an "idle" CPU is now and then busy (a timer, a kworker) when the reader
+# looks, and gets its IPI then, as it should; and the kernel makes other
+# function calls meanwhile.  CPU 1 took 45 to 54 of 2000 on a quiet host,
+# 119 with a 64-vCPU VM beside this one.  The control's every CPU takes
+# one per snapshot, so the bound keeps the check's power.
 N=2000
 . /etc/cmstat-check.sh
 needs_cpus 2
@@ -51,7 +55,7 @@ echo "  quiet reader:            $quiet"
 echo "  IPI to every CPU (ctl):  $loud"
 echo "$quiet" "$loud" | awk -v n="$ncpus" -v want="$N" '{
 	for (i = 2; i <= n; i++) {		# CPU 0 runs the reader
-		if ($i > want / 20) bad++
+		if ($i > want / 4) bad++
 		if ($(n + i) < want) blind++
 	}
 	exit (bad || blind) }'
