@@ -571,10 +571,14 @@ static void cmstat_fold(struct cmstat_counters *set, unsigned int slot)
  * counters: for sets of one group, before anything writes them, so that
  * @sum stays the total of what the group's reads folded of every set so
  * far, freed ones included.  Read @sum under the group's reader lock.
+ * The set is already in the group's list, where a reader's folds find it
+ * under ->sets_lock (cmstat_finish_close()): set under it too.
  */
 void cmstat_counters_sum_into(struct cmstat_counters *set, u64 *sum)
 {
+	mutex_lock(&set->group->sets_lock);
 	set->sum = sum;
+	mutex_unlock(&set->group->sets_lock);
 }
 
 /*
