@@ -20,9 +20,9 @@
  * allocation or free moves its count and the requested bytes, a large one
  * also the pages held (@held_idx, or -1 for none).
  */
-static void cmstat_account(struct cmstat_heap *heap, unsigned int count_idx,
-			   unsigned int requested_idx, size_t size,
-			   int held_idx, size_t held)
+void cmstat_account(struct cmstat_heap *heap, unsigned int count_idx,
+		    unsigned int requested_idx, size_t size, int held_idx,
+		    size_t held)
 {
 	struct cmstat_section sec;
 	u64 __percpu *slot;
@@ -143,9 +143,14 @@ static bool cmstat_gfp_refused(struct cmstat_heap *heap, size_t size,
 	return true;
 }
 
-/* __cmstat_alloc(), for a caller named by @caller. */
-static void *cmstat_alloc_from(struct cmstat_heap *heap, size_t size,
-			       gfp_t gfp, unsigned long caller)
+/*
+ * __cmstat_alloc(), or __cmstat_kmalloc() with CMSTAT_AF_UNSIZED, on
+ * @node, for a caller named by @caller.  A large allocation is recorded
+ * (owner.c), for the frees that come without its size.  A failure is
+ * counted unless CMSTAT_AF_QUIET: the caller has another way to go.
+ */
+void *cmstat_alloc_from(struct cmstat_heap *heap, size_t size, gfp_t gfp,
+			int node, unsigned int how, unsigned long caller)
 {
 	void *obj;
 
@@ -156,16 +161,28 @@ static void *cmstat_alloc_from(struct cmstat_heap *heap, size_t size,
 	if (size <= CMSTAT_MAX_CLASS_SIZE) {
 		unsigned int class = __cmstat_class_lookup(size);
 
-		obj = kmem_cache_alloc(cmstat_class_caches[class], gfp);
-		return __cmstat_alloc_tail(heap, obj, class, size, gfp);
+		obj = kmem_cache_alloc_node(cmstat_class_caches[class], gfp,
+					    node);
+		if (!obj && (how & CMSTAT_AF_QUIET))
+			return NULL;
+		return __cmstat_alloc_tail(heap, obj, class,
+					   how & CMSTAT_AF_UNSIZED ?
+					   cmstat_class_sizes[class] : size,
+					   gfp);
 	}
-	obj = size <= CMSTAT_ALLOC_MAX ? kmalloc(size, gfp) : NULL;
+	obj = size <= CMSTAT_ALLOC_MAX ? kmalloc_node(size, gfp, node) : NULL;
+	if (obj && cmstat_large_record(obj, size, false, gfp)) {
+		kfree(obj);
+		obj = NULL;
+	}
 	if (obj && cmstat_debug_track(heap, obj, size, gfp)) {
+		cmstat_large_forget(obj);
 		kfree(obj);
 		obj = NULL;
 	}
 	if (!obj) {
-		__cmstat_alloc_failed(heap);
+		if (!(how & CMSTAT_AF_QUIET))
+			__cmstat_alloc_failed(heap);
 		return NULL;
 	}
 	cmstat_account(heap, CMSTAT_HC_LARGE_MALLOCS,
@@ -187,9 +204,37 @@ static void *cmstat_alloc_from(struct cmstat_heap *heap, size_t size,
  */
 void *__cmstat_alloc(struct cmstat_heap *heap, size_t size, gfp_t gfp)
 {
-	return cmstat_alloc_from(heap, size, gfp, _RET_IP_);
+	return cmstat_alloc_from(heap, size, gfp, NUMA_NO_NODE, 0, _RET_IP_);
 }
 EXPORT_SYMBOL_GPL(__cmstat_alloc);
+
+/**
+ * __cmstat_kmalloc() - cmstat_kmalloc(), out of line
+ * @heap: heap to account the allocation in
+ * @size: bytes wanted
+ * @gfp: allocation flags
+ *
+ * The inline cmstat_kmalloc() calls it for sizes of no class and for zone
+ * modifiers.
+ *
+ * Return: as cmstat_alloc().
+ */
+void *__cmstat_kmalloc(struct cmstat_heap *heap, size_t size, gfp_t gfp)
+{
+	return cmstat_alloc_from(heap, size, gfp, NUMA_NO_NODE,
+				 CMSTAT_AF_UNSIZED, _RET_IP_);
+}
+EXPORT_SYMBOL_GPL(__cmstat_kmalloc);
+
+/* Free a large allocation of @size, found cmstat's, and count it. */
+void cmstat_free_large(struct cmstat_heap *heap, const void *obj, size_t size)
+{
+	cmstat_large_forget(obj);
+	kfree(obj);
+	cmstat_account(heap, CMSTAT_HC_LARGE_FREES,
+		       CMSTAT_HC_REQUESTED_FREE_BYTES, size,
+		       CMSTAT_HC_LARGE_FREE_BYTES, cmstat_alloc_held_bytes(size));
+}
 
 /*
  * Free @obj, of @size, whose free was checked (debug_free), and count it:
@@ -198,17 +243,14 @@ EXPORT_SYMBOL_GPL(__cmstat_alloc);
 static void cmstat_free_checked(struct cmstat_heap *heap, const void *obj,
 				size_t size)
 {
+	if (!size || size > CMSTAT_MAX_CLASS_SIZE) {
+		cmstat_free_large(heap, obj, size);
+		return;
+	}
 	/* Whatever @size says: kfree() finds the object's own slab. */
 	kfree(obj);
-	if (size && size <= CMSTAT_MAX_CLASS_SIZE)
-		cmstat_account(heap, CMSTAT_HC_CLASS_FREES +
-			       __cmstat_class_lookup(size),
-			       CMSTAT_HC_REQUESTED_FREE_BYTES, size, -1, 0);
-	else
-		cmstat_account(heap, CMSTAT_HC_LARGE_FREES,
-			       CMSTAT_HC_REQUESTED_FREE_BYTES, size,
-			       CMSTAT_HC_LARGE_FREE_BYTES,
-			       cmstat_alloc_held_bytes(size));
+	cmstat_account(heap, CMSTAT_HC_CLASS_FREES + __cmstat_class_lookup(size),
+		       CMSTAT_HC_REQUESTED_FREE_BYTES, size, -1, 0);
 }
 
 /**
@@ -284,7 +326,8 @@ void *cmstat_realloc(struct cmstat_heap *heap, const void *obj,
 	void *new;
 
 	if (ZERO_OR_NULL_PTR(obj))
-		return cmstat_alloc_from(heap, new_size, gfp, caller);
+		return cmstat_alloc_from(heap, new_size, gfp, NUMA_NO_NODE, 0,
+					 caller);
 	if (!new_size) {
 		__cmstat_free(heap, obj, old_size);
 		return ZERO_SIZE_PTR;
@@ -313,7 +356,7 @@ void *cmstat_realloc(struct cmstat_heap *heap, const void *obj,
 		cmstat_account_resize(heap, class, old_size, new_size);
 		return (void *)obj;
 	}
-	new = cmstat_alloc_from(heap, new_size, gfp, caller);
+	new = cmstat_alloc_from(heap, new_size, gfp, NUMA_NO_NODE, 0, caller);
 	if (!new)
 		return NULL;
 	/* Checked before it is read: @old_size may be wrong. */

@@ -132,7 +132,7 @@ static bool cmstat_debug_check(struct cmstat_heap *heap, const void *obj,
 		bad = "object not allocated by cmstat (or freed twice)";
 	else if (rec->heap != heap)
 		bad = "wrong heap";
-	else if (rec->size != size)
+	else if (size && rec->size != size)	/* 0: an unsized free */
 		bad = "wrong size";
 	if (bad) {
 		cmstat_invalid_frees++;

@@ -192,11 +192,69 @@ static void cmstat_cut_add(struct cmstat_cut *cut,
 			   enum cmstat_row_kind kind)
 {
 	struct cmstat_row *row = &cut->rows[cut->nr_rows++];
+	unsigned int col;
 
 	row->kind = kind;
 	row->id = hp->id;
 	strscpy(row->name, hp->name, sizeof(row->name));
 	cmstat_counters_totals(hp->stats, row->c);
+	for (col = 0; col < CMSTAT_HEAP_CACHES; col++) {
+		const struct cmstat_cache_priv *cp = hp->caches[col];
+
+		if (!cp)
+			continue;
+		row->caches[col].size = cp->cc.size;
+		strscpy(row->caches[col].name, cp->name,
+			sizeof(row->caches[col].name));
+	}
+}
+
+/**
+ * cmstat_heap_add_cache() - give a new typed cache a column of its heap
+ * @heap: the heap
+ * @cp: the cache, its slab cache made
+ *
+ * Sets @cp's column.  The column starts at 0: a destroyed cache's counts
+ * were moved out of it (cache.c).
+ *
+ * Return: 0, or -ENOSPC when @heap has %CMSTAT_HEAP_CACHES typed caches
+ * (said once, naming the heap and the cache).
+ */
+int cmstat_heap_add_cache(struct cmstat_heap *heap,
+			  struct cmstat_cache_priv *cp)
+{
+	struct cmstat_heap_priv *hp = cmstat_heap_priv(heap);
+	unsigned int col;
+
+	mutex_lock(&cmstat_heaps_lock);
+	for (col = 0; col < CMSTAT_HEAP_CACHES && hp->caches[col]; col++)
+		;
+	if (col < CMSTAT_HEAP_CACHES) {
+		hp->caches[col] = cp;
+		hp->nr_caches++;
+		cp->cc.mallocs_idx = CMSTAT_HC_CACHE_MALLOCS + col;
+	}
+	mutex_unlock(&cmstat_heaps_lock);
+	if (col < CMSTAT_HEAP_CACHES)
+		return 0;
+	pr_warn_once("heap %s has %u typed caches: no column for cache %s\n",
+		     hp->name, CMSTAT_HEAP_CACHES, cp->name);
+	return -ENOSPC;
+}
+
+/* Free a destroyed typed cache's column; its counts were moved out. */
+void cmstat_heap_del_cache(struct cmstat_heap *heap,
+			   struct cmstat_cache_priv *cp)
+{
+	struct cmstat_heap_priv *hp = cmstat_heap_priv(heap);
+
+	mutex_lock(&cmstat_heaps_lock);
+	hp->caches[cp->cc.mallocs_idx - CMSTAT_HC_CACHE_MALLOCS] = NULL;
+	hp->nr_caches--;
+	/* An orphan waiting for its last cache: the next cut releases it. */
+	if (!hp->nr_caches && test_bit(CMSTAT_HEAP_DESTROYED, &hp->flags))
+		cmstat_reap_soon();
+	mutex_unlock(&cmstat_heaps_lock);
 }
 
 /*
@@ -218,13 +276,18 @@ static void cmstat_cut_review(struct cmstat_cut *cut, struct list_head *empty)
 
 		cmstat_check_counters(hp->name, row->c, &hp->flags);
 		live = cmstat_counters_live_objects(row->c);
-		if (live <= 0) {
+		/* Its typed caches point to it: it goes after them. */
+		if (live <= 0 && !hp->nr_caches) {
 			cmstat_heap_retire(row->c);
 			list_move(&hp->node, empty);
 		} else if (!test_and_set_bit(CMSTAT_HEAP_ORPHAN_REPORTED,
 					     &hp->flags)) {
-			pr_warn("heap %s destroyed with %lld live objects; they stay allocated, and cmstat loaded, until freed\n",
-				hp->name, live);
+			if (live > 0)
+				pr_warn("heap %s destroyed with %lld live objects; they stay allocated, and cmstat loaded, until freed\n",
+					hp->name, live);
+			else
+				pr_warn("heap %s destroyed before its %u typed caches; it stays, and cmstat loaded, until they are destroyed\n",
+					hp->name, hp->nr_caches);
 			cmstat_reap_soon();
 		}
 	}

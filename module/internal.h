@@ -9,6 +9,8 @@
 #include <linux/slab.h>
 
 #include <cmstat/alloc.h>
+#include <cmstat/cache.h>
+#include <cmstat/kmalloc.h>
 #include <cmstat/counters.h>
 
 #include "mutation.h"	/* mutation.c's hooks; stubs outside test builds */
@@ -29,6 +31,68 @@ void cmstat_classes_exit(bool loaded);
 
 /* alloc.c */
 void __init cmstat_alloc_init(void);
+void cmstat_account(struct cmstat_heap *heap, unsigned int count_idx,
+		    unsigned int requested_idx, size_t size, int held_idx,
+		    size_t held);
+#define CMSTAT_AF_UNSIZED	1	/* may be freed without a size */
+#define CMSTAT_AF_QUIET		2	/* a failure is not counted */
+void *cmstat_alloc_from(struct cmstat_heap *heap, size_t size, gfp_t gfp,
+			int node, unsigned int how, unsigned long caller);
+void cmstat_free_large(struct cmstat_heap *heap, const void *obj,
+		       size_t size);
+
+/**
+ * struct cmstat_cache_priv - a typed cache, as cmstat.ko keeps it
+ * @cc: what clients see (include/cmstat/alloc.h)
+ * @hash: in owner.c's table of typed caches, by @cc.slab
+ * @rcu: frees it after the lookups that may still see it
+ * @name: as given to cmstat_cache_create(), cut to fit
+ */
+struct cmstat_cache_priv {
+	struct cmstat_cache cc;
+	struct hlist_node hash;
+	struct rcu_head rcu;
+	char name[CMSTAT_CACHE_NAME_MAX + 1];
+};
+
+static inline struct cmstat_cache_priv *
+cmstat_cache_priv(const struct cmstat_cache *cc)
+{
+	return container_of(cc, struct cmstat_cache_priv, cc);
+}
+
+/* owner.c: what an object is, as far as cmstat can tell */
+enum cmstat_owner_kind {
+	CMSTAT_OWNER_FOREIGN,	/* not cmstat's: another owner's, or none */
+	CMSTAT_OWNER_CLASS,	/* in a size class's cache */
+	CMSTAT_OWNER_CACHE,	/* in a typed cache */
+	CMSTAT_OWNER_LARGE,	/* a large allocation cmstat recorded */
+};
+
+/**
+ * struct cmstat_owner - what an object is
+ * @kind: which of the below is set
+ * @class: its size class, for %CMSTAT_OWNER_CLASS
+ * @cc: its typed cache, for %CMSTAT_OWNER_CACHE: valid while the object
+ *	lives (a cache is destroyed empty)
+ * @size: for %CMSTAT_OWNER_LARGE, the bytes asked for
+ * @vmalloc: for %CMSTAT_OWNER_LARGE, whether vmalloc() gave it
+ */
+struct cmstat_owner {
+	enum cmstat_owner_kind kind;
+	unsigned int class;
+	struct cmstat_cache *cc;
+	size_t size;
+	bool vmalloc;
+};
+
+int __init cmstat_owner_init(void);
+void cmstat_owner_of(const void *obj, struct cmstat_owner *owner);
+void cmstat_owner_add_cache(struct cmstat_cache_priv *cp);
+void cmstat_owner_del_cache(struct cmstat_cache_priv *cp);
+int cmstat_large_record(const void *obj, size_t size, bool vmalloc,
+			gfp_t gfp);
+void cmstat_large_forget(const void *obj);
 
 /* The heaps (heap.c), their statistics (stats.c) and their readers */
 struct dentry;
@@ -54,6 +118,10 @@ enum {
  * @sysfs: the heap's sysfs directory, or NULL
  * @flags: CMSTAT_HEAP_* bits
  * @name: as given to cmstat_heap_create()
+ * @caches: its typed caches, by column of its counters; NULL for a free
+ *	column.  Under heap.c's lock.
+ * @nr_caches: how many of @caches are set: a heap destroyed before its
+ *	typed caches stays, an orphan, until they go
  */
 struct cmstat_heap_priv {
 	struct cmstat_heap heap;
@@ -64,6 +132,8 @@ struct cmstat_heap_priv {
 	struct kobject *sysfs;
 	unsigned long flags;
 	char name[CMSTAT_HEAP_NAME_MAX + 1];
+	struct cmstat_cache_priv *caches[CMSTAT_HEAP_CACHES];
+	unsigned int nr_caches;
 };
 
 /* The private part of a client's handle. */
@@ -80,17 +150,29 @@ enum cmstat_row_kind {
 };
 
 /**
+ * struct cmstat_row_cache - a typed cache of a heap, in a cut
+ * @size: its object size; 0 for a column no cache uses
+ * @name: its name
+ */
+struct cmstat_row_cache {
+	unsigned int size;
+	char name[CMSTAT_CACHE_NAME_MAX + 1];
+};
+
+/**
  * struct cmstat_row - one row of a cut
  * @kind: what the row counts
  * @id: the heap's id (not for %CMSTAT_ROW_DESTROYED)
  * @name: the heap's name (empty for %CMSTAT_ROW_DESTROYED)
  * @c: its cumulative counters, CMSTAT_HC_* of include/cmstat/alloc.h
+ * @caches: its typed caches, by column (live heaps and orphans only)
  */
 struct cmstat_row {
 	enum cmstat_row_kind kind;
 	u64 id;
 	char name[CMSTAT_HEAP_NAME_MAX + 1];
 	u64 c[CMSTAT_HC_NR];
+	struct cmstat_row_cache caches[CMSTAT_HEAP_CACHES];
 };
 
 /**
@@ -108,6 +190,10 @@ struct cmstat_cut {
 };
 
 /* heap.c: the heaps, and cuts of them */
+int cmstat_heap_add_cache(struct cmstat_heap *heap,
+			  struct cmstat_cache_priv *cp);
+void cmstat_heap_del_cache(struct cmstat_heap *heap,
+			   struct cmstat_cache_priv *cp);
 int __init cmstat_heaps_init(void);
 void cmstat_heaps_uninit(void);
 void __exit cmstat_heaps_exit(void);
@@ -122,6 +208,8 @@ int cmstat_heaps_counters(struct cmstat_heap *const *heaps, unsigned int n,
 /* stats.c: what counters mean; calls nothing in heap.c */
 void cmstat_derive(const u64 *c, u64 epoch, struct cmstat_heap_stats *st);
 s64 cmstat_counters_live_objects(const u64 *c);
+void cmstat_derive_cache(const u64 *c, unsigned int column, unsigned int size,
+			 u64 epoch, struct cmstat_cache_stats *st);
 void cmstat_check_counters(const char *name, const u64 *c,
 			   unsigned long *flags);
 
@@ -135,7 +223,7 @@ struct cmstat_stats_field {
 	size_t offset;
 };
 
-#define CMSTAT_NR_STATS_FIELDS	16
+#define CMSTAT_NR_STATS_FIELDS	22
 extern const struct cmstat_stats_field
 	cmstat_stats_fields[CMSTAT_NR_STATS_FIELDS];
 

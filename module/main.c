@@ -33,6 +33,9 @@ static int __init cmstat_init(void)
 	err = cmstat_classes_init();
 	if (err)
 		goto err_heaps;
+	err = cmstat_owner_init();
+	if (err)
+		goto err_classes;
 	err = cmstat_sysfs_init();
 	if (err)
 		goto err_classes;

@@ -32,7 +32,49 @@ const struct cmstat_stats_field cmstat_stats_fields[] = {
 	CMSTAT_FIELD(large_free_bytes),
 	CMSTAT_FIELD(large_live_bytes),
 	CMSTAT_FIELD(failed_allocs),
+	CMSTAT_FIELD(cache_mallocs),
+	CMSTAT_FIELD(cache_frees),
+	CMSTAT_FIELD(cache_live_objects),
+	CMSTAT_FIELD(cache_alloc_bytes),
+	CMSTAT_FIELD(cache_free_bytes),
+	CMSTAT_FIELD(cache_live_bytes),
 };
+
+/* A heap's typed caches together: every column, and the retired ones. */
+static u64 cmstat_cache_count(const u64 *c, unsigned int first,
+			      unsigned int retired)
+{
+	u64 n = c[retired];
+	unsigned int col;
+
+	for (col = 0; col < CMSTAT_HEAP_CACHES; col++)
+		n += c[first + col];
+	return n;
+}
+
+static void cmstat_derive_caches(const u64 *c, struct cmstat_heap_stats *st)
+{
+	st->cache_mallocs = cmstat_cache_count(c, CMSTAT_HC_CACHE_MALLOCS,
+					       CMSTAT_HC_RETIRED_CACHE_MALLOCS);
+	st->cache_frees = cmstat_cache_count(c, CMSTAT_HC_CACHE_FREES,
+					     CMSTAT_HC_RETIRED_CACHE_FREES);
+	st->cache_live_objects = st->cache_mallocs - st->cache_frees;
+	st->cache_alloc_bytes = c[CMSTAT_HC_CACHE_ALLOC_BYTES];
+	st->cache_free_bytes = c[CMSTAT_HC_CACHE_FREE_BYTES];
+	st->cache_live_bytes = st->cache_alloc_bytes - st->cache_free_bytes;
+}
+
+/* One typed cache, @column of the counters @c, of object @size. */
+void cmstat_derive_cache(const u64 *c, unsigned int column, unsigned int size,
+			 u64 epoch, struct cmstat_cache_stats *st)
+{
+	st->epoch = epoch;
+	st->size_bytes = size;
+	st->mallocs = c[CMSTAT_HC_CACHE_MALLOCS + column];
+	st->frees = c[CMSTAT_HC_CACHE_FREES + column];
+	st->live_objects = st->mallocs - st->frees;
+	st->live_bytes = st->live_objects * size;
+}
 
 /* Fill @st from the cumulative counters @c; derive everything else. */
 void cmstat_derive(const u64 *c, u64 epoch, struct cmstat_heap_stats *st)
@@ -68,6 +110,16 @@ void cmstat_derive(const u64 *c, u64 epoch, struct cmstat_heap_stats *st)
 		st->alloc_bytes += cs->size_bytes * cs->mallocs;
 		st->free_bytes += cs->size_bytes * cs->frees;
 	}
+	/* A typed cache's object is requested and held whole. */
+	cmstat_derive_caches(c, st);
+	st->mallocs += st->cache_mallocs;
+	st->frees += st->cache_frees;
+	st->alloc_bytes += st->cache_alloc_bytes;
+	st->free_bytes += st->cache_free_bytes;
+	st->requested_alloc_bytes += st->cache_alloc_bytes;
+	st->requested_free_bytes += st->cache_free_bytes;
+	st->live_requested_bytes = st->requested_alloc_bytes -
+				   st->requested_free_bytes;
 	st->live_objects = st->mallocs - st->frees;
 	st->live_bytes = st->alloc_bytes - st->free_bytes;
 }
@@ -80,6 +132,10 @@ s64 cmstat_counters_live_objects(const u64 *c)
 
 	for (i = 0; i < CMSTAT_NR_CLASSES; i++)
 		live += c[CMSTAT_HC_CLASS_MALLOCS + i] - c[CMSTAT_HC_CLASS_FREES + i];
+	live += cmstat_cache_count(c, CMSTAT_HC_CACHE_MALLOCS,
+				   CMSTAT_HC_RETIRED_CACHE_MALLOCS);
+	live -= cmstat_cache_count(c, CMSTAT_HC_CACHE_FREES,
+				   CMSTAT_HC_RETIRED_CACHE_FREES);
 	return live;
 }
 
@@ -108,10 +164,14 @@ bool cmstat_heap_stats_valid(const struct cmstat_heap_stats *st)
 	       st->requested_free_bytes <= st->requested_alloc_bytes &&
 	       st->large_frees <= st->large_mallocs &&
 	       st->large_free_bytes <= st->large_alloc_bytes &&
+	       st->cache_frees <= st->cache_mallocs &&
+	       st->cache_free_bytes <= st->cache_alloc_bytes &&
 	       st->frees <= st->mallocs &&
 	       st->live_requested_bytes <= st->live_bytes &&
-	       st->live_bytes == class_bytes + st->large_live_bytes &&
-	       st->live_objects == class_objects + st->large_live_objects;
+	       st->live_bytes == class_bytes + st->large_live_bytes +
+				 st->cache_live_bytes &&
+	       st->live_objects == class_objects + st->large_live_objects +
+				   st->cache_live_objects;
 }
 EXPORT_SYMBOL_GPL(cmstat_heap_stats_valid);
 
@@ -127,6 +187,12 @@ static bool cmstat_counters_valid(const u64 *c)
 		live_bytes += cmstat_class_size(i) *
 			      (c[CMSTAT_HC_CLASS_MALLOCS + i] - c[CMSTAT_HC_CLASS_FREES + i]);
 	}
+	for (i = 0; i < CMSTAT_HEAP_CACHES; i++)
+		if (c[CMSTAT_HC_CACHE_FREES + i] > c[CMSTAT_HC_CACHE_MALLOCS + i])
+			return false;
+	if (c[CMSTAT_HC_CACHE_FREE_BYTES] > c[CMSTAT_HC_CACHE_ALLOC_BYTES] ||
+	    c[CMSTAT_HC_RETIRED_CACHE_FREES] > c[CMSTAT_HC_RETIRED_CACHE_MALLOCS])
+		return false;
 	return c[CMSTAT_HC_REQUESTED_FREE_BYTES] <= c[CMSTAT_HC_REQUESTED_ALLOC_BYTES] &&
 	       c[CMSTAT_HC_LARGE_FREES] <= c[CMSTAT_HC_LARGE_MALLOCS] &&
 	       c[CMSTAT_HC_LARGE_FREE_BYTES] <= c[CMSTAT_HC_LARGE_ALLOC_BYTES] &&

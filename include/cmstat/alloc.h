@@ -25,6 +25,7 @@
 #include <linux/slab.h>
 #include <linux/types.h>
 
+#include <cmstat/compat.h>
 #include <cmstat/counters.h>
 
 /**
@@ -74,11 +75,29 @@ struct cmstat_heap {
 	u64 __percpu *slots;
 };
 
+/**
+ * CMSTAT_HEAP_CACHES - typed caches a heap can have at once
+ *
+ * Each has a column of the heap's counters (two counters), so that its
+ * allocations are in the same snapshots as everything else.  A destroyed
+ * cache's column goes to the next one created.
+ */
+#define CMSTAT_HEAP_CACHES	32
+
+/**
+ * CMSTAT_CACHE_NAME_MAX - the longest typed cache name cmstat shows,
+ *	without the terminating NUL
+ *
+ * The slab allocator gets the whole name; cmstat's files show this much.
+ */
+#define CMSTAT_CACHE_NAME_MAX	47
+
 /*
  * A heap's counters, cumulative only: everything "live", and the bytes held
  * by class allocations (class size times count), is derived when read.  So
  * an allocation or a free in a size class moves two counters: its class's
- * count and the requested bytes; a large one three.
+ * count and the requested bytes; a large one three; one in a typed cache
+ * its column's count and the cache bytes.
  */
 enum {
 	CMSTAT_HC_REQUESTED_ALLOC_BYTES,
@@ -88,9 +107,15 @@ enum {
 	CMSTAT_HC_LARGE_ALLOC_BYTES,
 	CMSTAT_HC_LARGE_FREE_BYTES,
 	CMSTAT_HC_FAILED_ALLOCS,
+	CMSTAT_HC_CACHE_ALLOC_BYTES,	/* object size times allocations */
+	CMSTAT_HC_CACHE_FREE_BYTES,
+	CMSTAT_HC_RETIRED_CACHE_MALLOCS,	/* of typed caches destroyed */
+	CMSTAT_HC_RETIRED_CACHE_FREES,
 	CMSTAT_HC_CLASS_MALLOCS,
 	CMSTAT_HC_CLASS_FREES = CMSTAT_HC_CLASS_MALLOCS + CMSTAT_NR_CLASSES,
-	CMSTAT_HC_NR = CMSTAT_HC_CLASS_FREES + CMSTAT_NR_CLASSES,
+	CMSTAT_HC_CACHE_MALLOCS = CMSTAT_HC_CLASS_FREES + CMSTAT_NR_CLASSES,
+	CMSTAT_HC_CACHE_FREES = CMSTAT_HC_CACHE_MALLOCS + CMSTAT_HEAP_CACHES,
+	CMSTAT_HC_NR = CMSTAT_HC_CACHE_FREES + CMSTAT_HEAP_CACHES,
 };
 
 /**
@@ -130,11 +155,21 @@ struct cmstat_class_stats {
  * @large_live_bytes: @large_alloc_bytes - @large_free_bytes
  * @failed_allocs: allocations that returned NULL (no memory, or a size
  *	above the maximum), cumulative
+ * @cache_mallocs: allocations from the heap's typed caches, cumulative
+ * @cache_frees: frees into them, cumulative
+ * @cache_live_objects: @cache_mallocs - @cache_frees
+ * @cache_alloc_bytes: object size times allocations, cumulative
+ * @cache_free_bytes: object size times frees, cumulative
+ * @cache_live_bytes: @cache_alloc_bytes - @cache_free_bytes
  * @classes: per size class, smallest first
  *
- * Every snapshot satisfies, exactly:
- * @live_bytes == sum of class size * class live objects + @large_live_bytes,
- * @live_objects == sum of class live objects + @large_live_objects,
+ * The heap's totals (@mallocs, @live_bytes, the requested bytes, ...)
+ * count its typed caches too, each object as its cache's object size,
+ * requested and held.  Every snapshot satisfies, exactly:
+ * @live_bytes == sum of class size * class live objects + @large_live_bytes
+ * + @cache_live_bytes,
+ * @live_objects == sum of class live objects + @large_live_objects +
+ * @cache_live_objects,
  * @live_requested_bytes <= @live_bytes, and every derived value is
  * non-negative.  cmstat_heap_stats_valid() checks all of it.
  */
@@ -156,7 +191,50 @@ struct cmstat_heap_stats {
 	u64 large_free_bytes;
 	u64 large_live_bytes;
 	u64 failed_allocs;
+	u64 cache_mallocs;
+	u64 cache_frees;
+	u64 cache_live_objects;
+	u64 cache_alloc_bytes;
+	u64 cache_free_bytes;
+	u64 cache_live_bytes;
 	struct cmstat_class_stats classes[CMSTAT_NR_CLASSES];
+};
+
+/**
+ * struct cmstat_cache_stats - one typed cache in a snapshot
+ * @epoch: as in struct cmstat_heap_stats
+ * @size_bytes: its object size
+ * @mallocs: objects allocated from it, cumulative
+ * @frees: objects freed into it, cumulative
+ * @live_objects: @mallocs - @frees
+ * @live_bytes: @size_bytes * @live_objects
+ */
+struct cmstat_cache_stats {
+	u64 epoch;
+	u64 size_bytes;
+	u64 mallocs;
+	u64 frees;
+	u64 live_objects;
+	u64 live_bytes;
+};
+
+/**
+ * struct cmstat_cache - a typed cache of a heap, as its clients see it
+ * @slab: the slab cache that holds its objects
+ * @heap: the heap whose statistics count them
+ * @size: the object size, as given to cmstat_cache_create()
+ * @mallocs_idx: its column's allocation counter in @heap's counters; the
+ *	free counter is %CMSTAT_HEAP_CACHES further
+ *
+ * What the inline cmstat_cache_alloc() and cmstat_cache_free() read, and
+ * nothing else: cmstat.ko keeps the name and the rest to itself.  Clients
+ * hold a pointer from cmstat_cache_create() and touch nothing in it.
+ */
+struct cmstat_cache {
+	struct kmem_cache *slab;
+	struct cmstat_heap *heap;
+	unsigned int size;
+	unsigned int mallocs_idx;
 };
 
 struct cmstat_heap *cmstat_heap_create(const char *name);
@@ -332,6 +410,47 @@ static __always_inline void __cmstat_account(const struct cmstat_heap *heap,
  */
 #define __CMSTAT_GFP_ZONES	(__GFP_DMA | __GFP_DMA32 | __GFP_HIGHMEM)
 
+void *__cmstat_kmalloc(struct cmstat_heap *heap, size_t size, gfp_t gfp)
+	__alloc_size(2);
+
+/*
+ * cmstat_alloc() and cmstat_kmalloc(): the same but for the requested
+ * bytes counted.  A sized allocation counts @size, which its sized free
+ * gives back; one that may be freed without a size (@unsized) counts its
+ * whole class, which is what cmstat_kfree() can tell of it.
+ */
+static __always_inline __alloc_size(2) void *
+__cmstat_alloc_inline(struct cmstat_heap *heap, size_t size, gfp_t gfp,
+		      bool unsized)
+{
+	unsigned int class;
+	size_t requested;
+	void *obj;
+
+	/*
+	 * 0, large or too large: one test, as an unsigned 0 - 1 is huge.
+	 * A zone modifier, out of line too: none, for a constant @gfp.
+	 */
+	if (size - 1 >= CMSTAT_MAX_CLASS_SIZE || (gfp & __CMSTAT_GFP_ZONES))
+		return unsized ? __cmstat_kmalloc(heap, size, gfp) :
+				 __cmstat_alloc(heap, size, gfp);
+	class = __cmstat_class(size);
+	requested = unsized ? cmstat_class_sizes[class] : size;
+	obj = kmem_cache_alloc(cmstat_class_caches[class], gfp);
+	if (static_branch_likely(&cmstat_inline_accounting)) {
+		if (unlikely(!obj)) {
+			__cmstat_alloc_failed(heap);
+			return NULL;
+		}
+		__cmstat_account(heap, gfp, CMSTAT_HC_CLASS_MALLOCS + class,
+				 CMSTAT_HC_REQUESTED_ALLOC_BYTES, requested);
+		return obj;
+	}
+	if (static_branch_unlikely(&cmstat_debug_free_key))
+		return __cmstat_alloc_tail(heap, obj, class, requested, gfp);
+	return obj;
+}
+
 /**
  * cmstat_alloc() - allocate memory from a heap
  * @heap: heap to account the allocation in
@@ -364,29 +483,7 @@ static __always_inline void __cmstat_account(const struct cmstat_heap *heap,
 static __always_inline __alloc_size(2) void *
 cmstat_alloc(struct cmstat_heap *heap, size_t size, gfp_t gfp)
 {
-	unsigned int class;
-	void *obj;
-
-	/*
-	 * 0, large or too large: one test, as an unsigned 0 - 1 is huge.
-	 * A zone modifier, out of line too: none, for a constant @gfp.
-	 */
-	if (size - 1 >= CMSTAT_MAX_CLASS_SIZE || (gfp & __CMSTAT_GFP_ZONES))
-		return __cmstat_alloc(heap, size, gfp);
-	class = __cmstat_class(size);
-	obj = kmem_cache_alloc(cmstat_class_caches[class], gfp);
-	if (static_branch_likely(&cmstat_inline_accounting)) {
-		if (unlikely(!obj)) {
-			__cmstat_alloc_failed(heap);
-			return NULL;
-		}
-		__cmstat_account(heap, gfp, CMSTAT_HC_CLASS_MALLOCS + class,
-				 CMSTAT_HC_REQUESTED_ALLOC_BYTES, size);
-		return obj;
-	}
-	if (static_branch_unlikely(&cmstat_debug_free_key))
-		return __cmstat_alloc_tail(heap, obj, class, size, gfp);
-	return obj;
+	return __cmstat_alloc_inline(heap, size, gfp, false);
 }
 
 /**

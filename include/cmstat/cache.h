@@ -1,0 +1,197 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * cmstat typed caches: kmem_cache_create() and its family, for a heap.
+ *
+ * A typed cache is a kmem_cache of the caller's own, with its constructor,
+ * flags, alignment and usercopy region, whose allocations and frees a
+ * heap counts, in a column of the heap's counters: each is a row of the
+ * heap's statistics, in the same snapshot as everything else.  Objects
+ * are the slab allocator's as they would be without cmstat: the
+ * constructor runs once per object, SLAB_TYPESAFE_BY_RCU and SLAB_ACCOUNT
+ * (memcg charging) hold, and kfree() or cmstat_kfree() may free them.
+ * Documentation/allocator.rst has the contract.
+ */
+#ifndef _CMSTAT_CACHE_H
+#define _CMSTAT_CACHE_H
+
+#include <linux/gfp.h>
+#include <linux/slab.h>
+
+#include <cmstat/alloc.h>
+#include <cmstat/compat.h>
+
+struct list_lru;
+
+struct cmstat_cache *
+cmstat_cache_create_args(struct cmstat_heap *heap, const char *name,
+			 unsigned int size, struct cmstat_kmem_cache_args *args,
+			 slab_flags_t flags);
+void cmstat_cache_destroy(struct cmstat_cache *cc);
+int cmstat_cache_read(struct cmstat_cache *cc, struct cmstat_cache_stats *st);
+const char *cmstat_cache_name(const struct cmstat_cache *cc);
+void *cmstat_cache_alloc_lru(struct cmstat_cache *cc, struct list_lru *lru,
+			     gfp_t gfp);
+int cmstat_cache_alloc_bulk(struct cmstat_cache *cc, gfp_t gfp, size_t n,
+			    void **objs);
+void cmstat_cache_free_bulk(struct cmstat_cache *cc, size_t n, void **objs);
+void *__cmstat_cache_alloc_tail(struct cmstat_cache *cc, void *obj,
+				gfp_t gfp);
+void __cmstat_cache_free_tail(struct cmstat_cache *cc, void *obj);
+
+/**
+ * cmstat_cache_create() - create a typed cache counted by a heap
+ * @heap: the heap whose statistics count its objects
+ * @name: the slab cache's name, as kmem_cache_create() takes it; cmstat's
+ *	files show its first %CMSTAT_CACHE_NAME_MAX characters
+ * @size: the object size
+ * @align: the objects' alignment, or 0
+ * @flags: SLAB_* flags, as kmem_cache_create() takes them
+ * @ctor: run once per object, when the slab allocator makes it; or NULL
+ *
+ * kmem_cache_create() for a heap.  The cache is never merged with another
+ * (see CMSTAT_SLAB_NO_MERGE), so that cmstat_kfree() knows its objects.
+ * Destroy it with cmstat_cache_destroy() before destroying @heap.
+ * Process context; may sleep.
+ *
+ * Return: the cache, or NULL as kmem_cache_create() (and when @heap has
+ * %CMSTAT_HEAP_CACHES typed caches already, with a message naming it).
+ */
+static inline struct cmstat_cache *
+cmstat_cache_create(struct cmstat_heap *heap, const char *name,
+		    unsigned int size, unsigned int align, slab_flags_t flags,
+		    void (*ctor)(void *))
+{
+	struct cmstat_kmem_cache_args args = { .align = align, .ctor = ctor };
+
+	return cmstat_cache_create_args(heap, name, size, &args, flags);
+}
+
+/**
+ * cmstat_cache_create_usercopy() - create a typed cache with a usercopy
+ *	region
+ * @heap: the heap whose statistics count its objects
+ * @name: as for cmstat_cache_create()
+ * @size: the object size
+ * @align: the objects' alignment, or 0
+ * @flags: SLAB_* flags
+ * @useroffset: where the region that may be copied to or from user space
+ *	starts in the object
+ * @usersize: its size
+ * @ctor: as for cmstat_cache_create()
+ *
+ * kmem_cache_create_usercopy() for a heap.
+ *
+ * Return: as cmstat_cache_create().
+ */
+static inline struct cmstat_cache *
+cmstat_cache_create_usercopy(struct cmstat_heap *heap, const char *name,
+			     unsigned int size, unsigned int align,
+			     slab_flags_t flags, unsigned int useroffset,
+			     unsigned int usersize, void (*ctor)(void *))
+{
+	struct cmstat_kmem_cache_args args = {
+		.align = align,
+		.useroffset = useroffset,
+		.usersize = usersize,
+		.ctor = ctor,
+	};
+
+	return cmstat_cache_create_args(heap, name, size, &args, flags);
+}
+
+/* The accounting of an allocation from @cc that returned @obj. */
+static __always_inline void *__cmstat_cache_alloc_done(struct cmstat_cache *cc,
+						       void *obj, gfp_t gfp)
+{
+	if (static_branch_likely(&cmstat_inline_accounting)) {
+		if (unlikely(!obj)) {
+			__cmstat_alloc_failed(cc->heap);
+			return NULL;
+		}
+		__cmstat_account(cc->heap, gfp, cc->mallocs_idx,
+				 CMSTAT_HC_CACHE_ALLOC_BYTES, cc->size);
+		return obj;
+	}
+	if (static_branch_unlikely(&cmstat_debug_free_key))
+		return __cmstat_cache_alloc_tail(cc, obj, gfp);
+	return obj;
+}
+
+/**
+ * cmstat_cache_alloc() - allocate an object from a typed cache
+ * @cc: the cache
+ * @gfp: as for kmem_cache_alloc(), in any context it allows
+ *
+ * kmem_cache_alloc(), counted in @cc's heap.  Inline, as cmstat_alloc().
+ *
+ * Return: the object, or NULL (counted in the heap's failed_allocs).
+ */
+static __always_inline void *cmstat_cache_alloc(struct cmstat_cache *cc,
+						gfp_t gfp)
+{
+	return __cmstat_cache_alloc_done(cc, kmem_cache_alloc(cc->slab, gfp),
+					 gfp);
+}
+
+/**
+ * cmstat_cache_zalloc() - allocate a zeroed object from a typed cache
+ * @cc: the cache
+ * @gfp: as for cmstat_cache_alloc()
+ *
+ * Return: as cmstat_cache_alloc().
+ */
+static __always_inline void *cmstat_cache_zalloc(struct cmstat_cache *cc,
+						 gfp_t gfp)
+{
+	return cmstat_cache_alloc(cc, gfp | __GFP_ZERO);
+}
+
+/**
+ * cmstat_cache_alloc_node() - allocate an object from a typed cache, on a
+ *	node
+ * @cc: the cache
+ * @gfp: as for cmstat_cache_alloc()
+ * @node: the NUMA node, or NUMA_NO_NODE
+ *
+ * Return: as cmstat_cache_alloc().
+ */
+static __always_inline void *
+cmstat_cache_alloc_node(struct cmstat_cache *cc, gfp_t gfp, int node)
+{
+	return __cmstat_cache_alloc_done(cc,
+					 kmem_cache_alloc_node(cc->slab, gfp,
+							       node), gfp);
+}
+
+/**
+ * cmstat_cache_free() - free an object into its typed cache
+ * @cc: the cache it came from
+ * @obj: the object; NULL is a no-op
+ *
+ * kmem_cache_free(), counted in @cc's heap.  An object of another cache
+ * is the slab allocator's business, as with kmem_cache_free(): it warns
+ * (with CONFIG_SLAB_FREELIST_HARDENED) and, depending on the kernel,
+ * frees the object into its own cache or leaks it; cmstat counts the free
+ * in @cc all the same.  Any context.  Inline.
+ */
+static __always_inline void cmstat_cache_free(struct cmstat_cache *cc,
+					      void *obj)
+{
+	if (static_branch_likely(&cmstat_inline_accounting)) {
+		if (unlikely(!obj))
+			return;
+		kmem_cache_free(cc->slab, obj);
+		__cmstat_account(cc->heap, 0,
+				 cc->mallocs_idx + CMSTAT_HEAP_CACHES,
+				 CMSTAT_HC_CACHE_FREE_BYTES, cc->size);
+		return;
+	}
+	if (static_branch_unlikely(&cmstat_debug_free_key)) {
+		__cmstat_cache_free_tail(cc, obj);
+		return;
+	}
+	if (obj)
+		kmem_cache_free(cc->slab, obj);
+}
+
+#endif /* _CMSTAT_CACHE_H */

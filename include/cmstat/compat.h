@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What cmstat needs of the kernel that differs between the kernels it
+ * builds for (Debian's 6.1 and 6.12, and newer): every such difference is
+ * here, keyed on LINUX_VERSION_CODE or on what the headers define, and
+ * nowhere else.
+ */
+#ifndef _CMSTAT_COMPAT_H
+#define _CMSTAT_COMPAT_H
+
+#include <linux/mm.h>
+#include <linux/slab.h>
+#include <linux/version.h>
+
+/*
+ * A cache that the slab allocator never merges with another, nor another
+ * into: cmstat tells its objects from others' by the cache their slab
+ * records (cmstat_slab_cache_of()), which a merged cache shares with
+ * another owner's objects.  SLAB_NO_MERGE came in 6.5; before it, a typed
+ * cache with no constructor and no usercopy region may be merged (unless
+ * the kernel runs with slub_nomerge), as Documentation/allocator.rst says.
+ */
+#ifdef SLAB_NO_MERGE
+#define CMSTAT_SLAB_NO_MERGE	SLAB_NO_MERGE
+#else
+#define CMSTAT_SLAB_NO_MERGE	0
+#endif
+
+/*
+ * struct kmem_cache_args came in 6.12.  Before it, cmstat's typed caches
+ * take the fields that kmem_cache_create_usercopy() takes, in a structure
+ * of cmstat's own with the same names; from 6.12 on, the kernel's, passed
+ * on whole (so fields that later kernels add, like 7.x's sheaf_capacity,
+ * reach the slab allocator too).
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
+#define CMSTAT_HAVE_KMEM_CACHE_ARGS	1
+#define cmstat_kmem_cache_args	kmem_cache_args
+
+static inline struct kmem_cache *
+cmstat_kmem_cache_create(const char *name, unsigned int size,
+			 struct kmem_cache_args *args, slab_flags_t flags)
+{
+	return __kmem_cache_create_args(name, size, args, flags);
+}
+#else
+struct cmstat_kmem_cache_args {
+	unsigned int align;
+	unsigned int useroffset;
+	unsigned int usersize;
+	void (*ctor)(void *object);
+};
+
+static inline struct kmem_cache *
+cmstat_kmem_cache_create(const char *name, unsigned int size,
+			 struct cmstat_kmem_cache_args *args,
+			 slab_flags_t flags)
+{
+	return kmem_cache_create_usercopy(name, size, args->align, flags,
+					  args->useroffset, args->usersize,
+					  args->ctor);
+}
+#endif
+
+/**
+ * cmstat_slab_cache_of() - the slab cache an object belongs to
+ * @obj: any address
+ *
+ * What kfree() and kmem_cache_free() look up, read with the public
+ * helpers of <linux/mm.h>: the kmem_cache recorded in the slab of @obj, if
+ * @obj is in a slab.  The cache pointer shares a word of the head page
+ * with a field of struct folio: folio->lru.next from 6.2 on (mm/slab.h
+ * asserts SLAB_MATCH(compound_head, slab_cache), compound_info in 7.x,
+ * which struct folio's lru overlays), folio->mapping before (where 6.1's
+ * SLUB put slab_cache after slab_list).  cmstat checks it once at load,
+ * on its own caches and on kmalloc()'s (cmstat_owner_init()), and refuses
+ * to load where it does not hold.
+ *
+ * A KFENCE object's page records the cache it was allocated from, as a
+ * slab's does.  A large kmalloc() (page allocator) is in no slab.  @obj
+ * must be valid memory for as long as the answer is used: a live object
+ * keeps its slab, and the word, in place.
+ *
+ * Return: the cache, or NULL if @obj is not in a slab (or not in the
+ * direct map at all: vmalloc, module data, a stack, ZERO_SIZE_PTR).
+ */
+static inline struct kmem_cache *cmstat_slab_cache_of(const void *obj)
+{
+	struct folio *folio;
+
+	if (!virt_addr_valid(obj))
+		return NULL;
+	folio = virt_to_folio(obj);
+	if (!folio_test_slab(folio))
+		return NULL;
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 2, 0)
+	BUILD_BUG_ON(offsetof(struct folio, lru) != sizeof(unsigned long));
+	/* Set when the slab was made, before its objects were handed out. */
+	return (struct kmem_cache *)READ_ONCE(folio->lru.next);
+#else
+	return (struct kmem_cache *)READ_ONCE(folio->mapping);
+#endif
+}
+
+#endif /* _CMSTAT_COMPAT_H */

@@ -1,0 +1,175 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * cmstat's kmalloc() family: allocations a heap counts that may be freed
+ * without a size, by cmstat_kfree(), as kmalloc()'s are by kfree().
+ *
+ * cmstat_kfree() asks the object's slab which cache it belongs to (see
+ * cmstat_slab_cache_of()): a size class's, a typed cache's, or another
+ * owner's.  So it frees anything kfree() frees, and counts only what a
+ * heap allocated: a string the kernel kstrdup()ed for a module, freed
+ * through cmstat_kfree(), is freed right and counted nowhere.
+ *
+ * Requested bytes.  An unsized free cannot tell how many bytes the
+ * allocation asked for, only its class; so the allocations of this family
+ * count their whole class as requested, as ksize() would let the caller
+ * use, and the identities of struct cmstat_heap_stats stay exact.  Above
+ * the largest class cmstat records each allocation, and counts exactly
+ * what was asked.  Objects of cmstat_alloc() (sized) are freed with
+ * cmstat_free() and their size; Documentation/allocator.rst has the rules.
+ */
+#ifndef _CMSTAT_KMALLOC_H
+#define _CMSTAT_KMALLOC_H
+
+#include <linux/overflow.h>
+#include <linux/rcupdate.h>
+#include <linux/slab.h>
+#include <linux/types.h>
+
+#include <cmstat/alloc.h>
+
+void cmstat_kfree(struct cmstat_heap *heap, const void *obj);
+void cmstat_kfree_sensitive(struct cmstat_heap *heap, const void *obj);
+void cmstat_kvfree(struct cmstat_heap *heap, const void *obj);
+bool __cmstat_kfree_deferred(struct cmstat_heap *heap, const void *obj);
+void *__must_check cmstat_krealloc(struct cmstat_heap *heap, const void *obj,
+				   size_t new_size, gfp_t gfp)
+	__realloc_size(3);
+void *cmstat_kmalloc_node(struct cmstat_heap *heap, size_t size, gfp_t gfp,
+			  int node)
+	__alloc_size(2);
+void *cmstat_kvmalloc_node(struct cmstat_heap *heap, size_t size, gfp_t gfp,
+			   int node)
+	__alloc_size(2);
+char *cmstat_kstrdup(struct cmstat_heap *heap, const char *s, gfp_t gfp)
+	__malloc;
+char *cmstat_kstrndup(struct cmstat_heap *heap, const char *s, size_t max,
+		      gfp_t gfp)
+	__malloc;
+void *cmstat_kmemdup(struct cmstat_heap *heap, const void *src, size_t len,
+		     gfp_t gfp)
+	__alloc_size(3);
+__printf(3, 0) char *cmstat_kvasprintf(struct cmstat_heap *heap, gfp_t gfp,
+				       const char *fmt, va_list ap)
+	__malloc;
+__printf(3, 4) char *cmstat_kasprintf(struct cmstat_heap *heap, gfp_t gfp,
+				      const char *fmt, ...)
+	__malloc;
+
+/**
+ * cmstat_kmalloc() - allocate memory that cmstat_kfree() may free
+ * @heap: heap to account the allocation in
+ * @size: bytes wanted; at most %CMSTAT_ALLOC_MAX
+ * @gfp: as for cmstat_alloc()
+ *
+ * cmstat_alloc() whose memory needs no size to free: the class is
+ * counted whole in the requested bytes (see the top of this header).
+ * Inline.
+ *
+ * Return: as cmstat_alloc().
+ */
+static __always_inline __alloc_size(2) void *
+cmstat_kmalloc(struct cmstat_heap *heap, size_t size, gfp_t gfp)
+{
+	return __cmstat_alloc_inline(heap, size, gfp, true);
+}
+
+/**
+ * cmstat_kzalloc() - cmstat_kmalloc(), zeroed
+ * @heap: heap to account the allocation in
+ * @size: bytes wanted
+ * @gfp: allocation flags
+ *
+ * Return: as cmstat_alloc().
+ */
+static __always_inline __alloc_size(2) void *
+cmstat_kzalloc(struct cmstat_heap *heap, size_t size, gfp_t gfp)
+{
+	return cmstat_kmalloc(heap, size, gfp | __GFP_ZERO);
+}
+
+/**
+ * cmstat_kmalloc_array() - cmstat_kmalloc() of @n elements of @size
+ * @heap: heap to account the allocation in
+ * @n: number of elements
+ * @size: bytes per element
+ * @gfp: allocation flags
+ *
+ * Return: as cmstat_alloc(); NULL, counted as a failure, on overflow.
+ */
+static __always_inline __alloc_size(2, 3) void *
+cmstat_kmalloc_array(struct cmstat_heap *heap, size_t n, size_t size,
+		     gfp_t gfp)
+{
+	/* An overflow saturates to SIZE_MAX: above every class, it fails. */
+	return cmstat_kmalloc(heap, size_mul(n, size), gfp);
+}
+
+/**
+ * cmstat_kcalloc() - cmstat_kmalloc_array(), zeroed
+ * @heap: heap to account the allocation in
+ * @n: number of elements
+ * @size: bytes per element
+ * @gfp: allocation flags
+ *
+ * Return: as cmstat_kmalloc_array().
+ */
+static __always_inline __alloc_size(2, 3) void *
+cmstat_kcalloc(struct cmstat_heap *heap, size_t n, size_t size, gfp_t gfp)
+{
+	return cmstat_kmalloc_array(heap, n, size, gfp | __GFP_ZERO);
+}
+
+/**
+ * cmstat_kvmalloc() - cmstat_kmalloc(), or virtually contiguous memory
+ *	for sizes past it
+ * @heap: heap to account the allocation in
+ * @size: bytes wanted
+ * @gfp: GFP_KERNEL or a superset: vmalloc() may sleep
+ *
+ * kvmalloc() for a heap: cmstat_kmalloc() first, vmalloc() when that
+ * fails or @size is beyond %CMSTAT_ALLOC_MAX.  Free with cmstat_kvfree().
+ *
+ * Return: the memory, or NULL (counted in failed_allocs).
+ */
+static inline __alloc_size(2) void *
+cmstat_kvmalloc(struct cmstat_heap *heap, size_t size, gfp_t gfp)
+{
+	return cmstat_kvmalloc_node(heap, size, gfp, NUMA_NO_NODE);
+}
+
+/**
+ * cmstat_kfree_rcu() - free after a grace period, as kfree_rcu()
+ * @heap: the heap it was allocated from
+ * @ptr: the object, or NULL
+ * @rhf: the name of its struct rcu_head member
+ *
+ * The free is counted now, when the caller gives the object up; the slab
+ * allocator gets it back after a grace period, by the kernel's own
+ * kfree_rcu().  So a foreign object goes there uncounted, like any
+ * cmstat_kfree().  Any context kfree_rcu() allows.
+ */
+#define cmstat_kfree_rcu(heap, ptr, rhf)				\
+do {									\
+	typeof(ptr) ___cmstat_p = (ptr);				\
+									\
+	if (___cmstat_p && __cmstat_kfree_deferred(heap, ___cmstat_p))	\
+		kfree_rcu(___cmstat_p, rhf);				\
+} while (0)
+
+/**
+ * cmstat_kfree_rcu_mightsleep() - free after a grace period, without an
+ *	rcu_head, as kfree_rcu_mightsleep()
+ * @heap: the heap it was allocated from
+ * @ptr: the object, or NULL
+ *
+ * As cmstat_kfree_rcu(); may sleep, waiting for a grace period.
+ */
+#define cmstat_kfree_rcu_mightsleep(heap, ptr)				\
+do {									\
+	typeof(ptr) ___cmstat_p = (ptr);				\
+									\
+	if (___cmstat_p && __cmstat_kfree_deferred(heap, ___cmstat_p))	\
+		kfree_rcu_mightsleep(___cmstat_p);			\
+} while (0)
+
+#endif /* _CMSTAT_KMALLOC_H */

@@ -1,0 +1,322 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cmstat typed caches (include/cmstat/cache.h): a kmem_cache of the
+ * client's, and a column of its heap's counters.
+ *
+ * The allocation and the free are inline in the client; here is what
+ * they leave out of line: creation, destruction, bulk and list_lru
+ * allocation, and debug_free's bookkeeping.  A destroyed cache's column
+ * is retired in one writer section, its counts moved to the heap's
+ * retired totals, so that the heap's cumulative counters never go down
+ * and the next cache created gets the column from 0.
+ */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/rcupdate.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+
+#include "internal.h"
+
+/**
+ * cmstat_cache_name() - a typed cache's name
+ * @cc: the cache
+ *
+ * Return: the name as cmstat shows it (see cmstat_cache_create()).
+ */
+const char *cmstat_cache_name(const struct cmstat_cache *cc)
+{
+	return cmstat_cache_priv(cc)->name;
+}
+EXPORT_SYMBOL_GPL(cmstat_cache_name);
+
+/**
+ * cmstat_cache_create_args() - create a typed cache counted by a heap
+ * @heap: the heap whose statistics count its objects
+ * @name: the slab cache's name
+ * @size: the object size
+ * @args: as kmem_cache_create() takes them from 6.12 on (struct
+ *	kmem_cache_args); before, struct cmstat_kmem_cache_args of
+ *	include/cmstat/compat.h, with the fields of
+ *	kmem_cache_create_usercopy()
+ * @flags: SLAB_* flags
+ *
+ * The form of cmstat_cache_create() that takes every argument the
+ * running kernel's kmem_cache_create() does.  Process context.
+ *
+ * Return: as cmstat_cache_create().
+ */
+struct cmstat_cache *
+cmstat_cache_create_args(struct cmstat_heap *heap, const char *name,
+			 unsigned int size, struct cmstat_kmem_cache_args *args,
+			 slab_flags_t flags)
+{
+	struct cmstat_cache_priv *cp;
+
+	if (IS_ERR_OR_NULL(heap) || !name)
+		return NULL;
+	cp = kzalloc(sizeof(*cp), GFP_KERNEL);
+	if (!cp)
+		return NULL;
+	strscpy(cp->name, name, sizeof(cp->name));
+	cp->cc.heap = heap;
+	cp->cc.size = size;
+	cp->cc.slab = cmstat_kmem_cache_create(name, size, args,
+					       flags | CMSTAT_SLAB_NO_MERGE);
+	if (!cp->cc.slab)
+		goto err_free;
+	if (cmstat_heap_add_cache(heap, cp))
+		goto err_destroy;
+	cmstat_owner_add_cache(cp);
+	return &cp->cc;
+
+err_destroy:
+	kmem_cache_destroy(cp->cc.slab);
+err_free:
+	kfree(cp);
+	return NULL;
+}
+EXPORT_SYMBOL_GPL(cmstat_cache_create_args);
+
+/*
+ * Move a destroyed cache's counts, @c of its heap, to the heap's retired
+ * totals: in one section, so that no snapshot sees them in both places or
+ * in neither.
+ */
+static void cmstat_cache_retire(struct cmstat_cache *cc, const u64 *c)
+{
+	unsigned int frees_idx = cc->mallocs_idx + CMSTAT_HEAP_CACHES;
+	u64 mallocs = c[cc->mallocs_idx], frees = c[frees_idx];
+	struct cmstat_section sec;
+	u64 __percpu *slot;
+
+	if (!cmstat_section_begin(&sec, &cmstat_heap_group))
+		return;
+	slot = __cmstat_slot(&sec, cc->heap->slots);
+	cmstat_section_add(slot, cc->mallocs_idx, -mallocs);
+	cmstat_section_add(slot, frees_idx, -frees);
+	cmstat_section_add(slot, CMSTAT_HC_RETIRED_CACHE_MALLOCS, mallocs);
+	cmstat_section_add(slot, CMSTAT_HC_RETIRED_CACHE_FREES, frees);
+	cmstat_section_end(&sec);
+}
+
+/**
+ * cmstat_cache_destroy() - destroy a typed cache
+ * @cc: the cache; NULL is a no-op
+ *
+ * kmem_cache_destroy(), which waits for the frees that kfree_rcu()
+ * deferred where the kernel does (6.12 on).  A cache whose statistics
+ * still show live objects is not destroyed: cmstat says so once, naming
+ * it, and leaves it allocated, as kmem_cache_destroy() leaves a cache
+ * that holds objects (without its warning).  It and its heap then stay,
+ * and cmstat loaded.  Process context; takes a snapshot of the heap, so
+ * sleeps, killably: killed, it leaves the cache in place likewise.
+ */
+void cmstat_cache_destroy(struct cmstat_cache *cc)
+{
+	struct cmstat_cache_priv *cp;
+	u64 *c, epoch;
+	s64 live;
+	int err;
+
+	if (!cc)
+		return;
+	cp = cmstat_cache_priv(cc);
+	if (!cmstat_accounting_enabled())
+		goto destroy;
+	c = kmalloc_array(CMSTAT_HC_NR, sizeof(*c), GFP_KERNEL);
+	err = c ? cmstat_heap_counters(cc->heap, c, &epoch) : -ENOMEM;
+	live = err ? 0 : c[cc->mallocs_idx] -
+			 c[cc->mallocs_idx + CMSTAT_HEAP_CACHES];
+	if (err || live) {
+		if (err)
+			pr_warn("typed cache %s of heap %s: destroyed, its statistics unread (%pe); left allocated\n",
+				cp->name, cmstat_heap_name(cc->heap),
+				ERR_PTR(err));
+		else
+			pr_warn("typed cache %s of heap %s destroyed with %lld live objects; left allocated\n",
+				cp->name, cmstat_heap_name(cc->heap), live);
+		kfree(c);
+		return;
+	}
+	cmstat_cache_retire(cc, c);
+	kfree(c);
+destroy:
+	cmstat_owner_del_cache(cp);
+	kmem_cache_destroy(cc->slab);
+	cmstat_heap_del_cache(cc->heap, cp);
+	/* cmstat_owner_of() may still be looking at it. */
+	kfree_rcu(cp, rcu);
+}
+EXPORT_SYMBOL_GPL(cmstat_cache_destroy);
+
+/**
+ * cmstat_cache_read() - a consistent snapshot of one typed cache
+ * @cc: the cache
+ * @st: filled with the snapshot
+ *
+ * Process context; sleeps, killably, as cmstat_heap_read().
+ *
+ * Return: 0, or as cmstat_heap_read(), with @st untouched.
+ */
+int cmstat_cache_read(struct cmstat_cache *cc, struct cmstat_cache_stats *st)
+{
+	u64 *c, epoch;
+	int err;
+
+	if (!cc)
+		return -EINVAL;
+	err = cmstat_read_refused(_RET_IP_);
+	if (err)
+		return err;
+	c = kmalloc_array(CMSTAT_HC_NR, sizeof(*c), GFP_KERNEL);
+	if (!c)
+		return -ENOMEM;
+	err = cmstat_heap_counters(cc->heap, c, &epoch);
+	if (!err)
+		cmstat_derive_cache(c, cc->mallocs_idx - CMSTAT_HC_CACHE_MALLOCS,
+				    cc->size, epoch, st);
+	kfree(c);
+	return err;
+}
+EXPORT_SYMBOL_GPL(cmstat_cache_read);
+
+/* @n allocations from @cc, or frees into it, in one section. */
+static void cmstat_cache_account(struct cmstat_cache *cc, bool free, size_t n)
+{
+	struct cmstat_section sec;
+	u64 __percpu *slot;
+
+	if (!cmstat_section_begin(&sec, &cmstat_heap_group))
+		return;
+	slot = __cmstat_slot(&sec, cc->heap->slots);
+	cmstat_section_add(slot, cc->mallocs_idx +
+			   (free ? CMSTAT_HEAP_CACHES : 0), n);
+	cmstat_section_add(slot, free ? CMSTAT_HC_CACHE_FREE_BYTES :
+					CMSTAT_HC_CACHE_ALLOC_BYTES,
+			   n * cc->size);
+	cmstat_section_end(&sec);
+}
+
+/**
+ * __cmstat_cache_alloc_tail() - the end of an allocation, out of line
+ * @cc: the cache
+ * @obj: what its slab cache returned, or NULL
+ * @gfp: the allocation's flags
+ *
+ * For the inline cmstat_cache_alloc() with debug_free=1.  Not for direct
+ * use.
+ *
+ * Return: @obj, or NULL if it could not be tracked (then it is freed).
+ */
+void *__cmstat_cache_alloc_tail(struct cmstat_cache *cc, void *obj, gfp_t gfp)
+{
+	if (obj && cmstat_debug_track(cc->heap, obj, cc->size, gfp)) {
+		kmem_cache_free(cc->slab, obj);
+		obj = NULL;
+	}
+	if (!obj) {
+		__cmstat_alloc_failed(cc->heap);
+		return NULL;
+	}
+	cmstat_cache_account(cc, false, 1);
+	return obj;
+}
+EXPORT_SYMBOL_GPL(__cmstat_cache_alloc_tail);
+
+/**
+ * __cmstat_cache_free_tail() - a free with debug_free=1, out of line
+ * @cc: the cache
+ * @obj: the object, or NULL
+ *
+ * For the inline cmstat_cache_free().  Not for direct use.
+ */
+void __cmstat_cache_free_tail(struct cmstat_cache *cc, void *obj)
+{
+	if (!obj || !cmstat_debug_untrack(cc->heap, obj, cc->size))
+		return;
+	kmem_cache_free(cc->slab, obj);
+	cmstat_cache_account(cc, true, 1);
+}
+EXPORT_SYMBOL_GPL(__cmstat_cache_free_tail);
+
+/**
+ * cmstat_cache_alloc_lru() - allocate an object on a list_lru's node
+ * @cc: the cache
+ * @lru: as for kmem_cache_alloc_lru(): an inode cache's, by
+ *	alloc_inode_sb()
+ * @gfp: allocation flags
+ *
+ * kmem_cache_alloc_lru(), counted in @cc's heap.
+ *
+ * Return: as cmstat_cache_alloc().
+ */
+void *cmstat_cache_alloc_lru(struct cmstat_cache *cc, struct list_lru *lru,
+			     gfp_t gfp)
+{
+	return __cmstat_cache_alloc_done(cc,
+					 kmem_cache_alloc_lru(cc->slab, lru,
+							      gfp), gfp);
+}
+EXPORT_SYMBOL_GPL(cmstat_cache_alloc_lru);
+
+/**
+ * cmstat_cache_alloc_bulk() - allocate objects in bulk
+ * @cc: the cache
+ * @gfp: allocation flags
+ * @n: how many
+ * @objs: filled with them
+ *
+ * kmem_cache_alloc_bulk(), counted in one section.  With debug_free=1,
+ * one at a time, each tracked.
+ *
+ * Return: @n, or 0 with none allocated (counted as one failure).
+ */
+int cmstat_cache_alloc_bulk(struct cmstat_cache *cc, gfp_t gfp, size_t n,
+			    void **objs)
+{
+	size_t i;
+
+	if (cmstat_debug_free_enabled()) {
+		for (i = 0; i < n; i++) {
+			objs[i] = cmstat_cache_alloc(cc, gfp);
+			if (!objs[i]) {
+				cmstat_cache_free_bulk(cc, i, objs);
+				return 0;
+			}
+		}
+		return n;
+	}
+	if (!kmem_cache_alloc_bulk(cc->slab, gfp, n, objs)) {
+		__cmstat_alloc_failed(cc->heap);
+		return 0;
+	}
+	if (n)
+		cmstat_cache_account(cc, false, n);
+	return n;
+}
+EXPORT_SYMBOL_GPL(cmstat_cache_alloc_bulk);
+
+/**
+ * cmstat_cache_free_bulk() - free objects in bulk
+ * @cc: the cache they came from
+ * @n: how many
+ * @objs: the objects
+ *
+ * kmem_cache_free_bulk(), counted in one section.
+ */
+void cmstat_cache_free_bulk(struct cmstat_cache *cc, size_t n, void **objs)
+{
+	size_t i;
+
+	if (cmstat_debug_free_enabled()) {
+		for (i = 0; i < n; i++)
+			cmstat_cache_free(cc, objs[i]);
+		return;
+	}
+	kmem_cache_free_bulk(cc->slab, n, objs);
+	if (n)
+		cmstat_cache_account(cc, true, n);
+}
+EXPORT_SYMBOL_GPL(cmstat_cache_free_bulk);

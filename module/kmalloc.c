@@ -1,0 +1,416 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cmstat's kmalloc() family (include/cmstat/kmalloc.h): the frees without
+ * a size, which ask owner.c what the object is, and the allocations of
+ * the family that are not inline.
+ */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/mm.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/vmalloc.h>
+
+#include "internal.h"
+
+/* Bytes a large allocation holds: whole pages, as it got them. */
+static size_t cmstat_large_held(const struct cmstat_owner *owner)
+{
+	if (owner->vmalloc)
+		return PAGE_ALIGN(owner->size);
+	return cmstat_alloc_held_bytes(owner->size);
+}
+
+/*
+ * Whether a free of @obj without a size may go ahead, and what it is.
+ * Memory cmstat did not allocate may always be freed, and is counted
+ * nowhere (said once with debug_free=1, which asks for such reports).
+ * With debug_free=1 a free of cmstat's memory is checked as any free is,
+ * but for its size.  An object of a typed cache belongs to the cache's
+ * heap, whatever @heap says.
+ */
+static bool cmstat_unsized_check(struct cmstat_heap *heap, const void *obj,
+				 struct cmstat_owner *owner,
+				 unsigned long caller)
+{
+	cmstat_owner_of(obj, owner);
+	switch (owner->kind) {
+	case CMSTAT_OWNER_FOREIGN:
+		if (cmstat_debug_free_enabled())
+			pr_notice_once("debug_free: %pS freed memory cmstat did not allocate, through heap %s: freed, not counted\n",
+				       (void *)caller, cmstat_heap_name(heap));
+		return true;
+	case CMSTAT_OWNER_CACHE:
+		return cmstat_debug_untrack(owner->cc->heap, obj, 0);
+	default:
+		return cmstat_debug_untrack(heap, obj, 0);
+	}
+}
+
+/* Count the free of @obj, checked, as what @owner says it is. */
+static void cmstat_unsized_count(struct cmstat_heap *heap,
+				 const struct cmstat_owner *owner)
+{
+	const struct cmstat_cache *cc = owner->cc;
+
+	switch (owner->kind) {
+	case CMSTAT_OWNER_CLASS:
+		cmstat_account(heap, CMSTAT_HC_CLASS_FREES + owner->class,
+			       CMSTAT_HC_REQUESTED_FREE_BYTES,
+			       cmstat_class_sizes[owner->class], -1, 0);
+		break;
+	case CMSTAT_OWNER_CACHE:
+		cmstat_account(cc->heap, cc->mallocs_idx + CMSTAT_HEAP_CACHES,
+			       CMSTAT_HC_CACHE_FREE_BYTES, cc->size, -1, 0);
+		break;
+	case CMSTAT_OWNER_LARGE:
+		cmstat_account(heap, CMSTAT_HC_LARGE_FREES,
+			       CMSTAT_HC_REQUESTED_FREE_BYTES, owner->size,
+			       CMSTAT_HC_LARGE_FREE_BYTES,
+			       cmstat_large_held(owner));
+		break;
+	case CMSTAT_OWNER_FOREIGN:
+		break;
+	}
+}
+
+/* cmstat_kfree(), zeroing first if @sensitive, for @caller. */
+static void cmstat_kfree_from(struct cmstat_heap *heap, const void *obj,
+			      bool sensitive, unsigned long caller)
+{
+	struct cmstat_owner owner;
+
+	if (ZERO_OR_NULL_PTR(obj) ||
+	    !cmstat_unsized_check(heap, obj, &owner, caller))
+		return;
+	if (owner.kind == CMSTAT_OWNER_LARGE)
+		cmstat_large_forget(obj);
+	if (sensitive)
+		kvfree_sensitive(obj, owner.kind == CMSTAT_OWNER_LARGE ?
+				      owner.size : ksize(obj));
+	else
+		kvfree(obj);	/* anything kfree() frees, and vmalloc()'s */
+	cmstat_unsized_count(heap, &owner);
+}
+
+/**
+ * cmstat_kfree() - free memory without its size
+ * @heap: the heap it was allocated from
+ * @obj: the memory; NULL and ZERO_SIZE_PTR are no-ops
+ *
+ * kfree() for a heap.  It frees anything kfree() frees (and cmstat_kvmalloc()'s
+ * memory), and counts what it frees by what the object is: a size class's
+ * object in @heap's class, a typed cache's in the cache's own heap, a
+ * large allocation by its recorded size.  Memory cmstat did not allocate
+ * (a string the kernel kstrdup()ed, another module's kmalloc()) is freed
+ * and counted nowhere; with debug_free=1, cmstat says so once, naming the
+ * caller.  Objects of cmstat_alloc() are better freed with cmstat_free():
+ * their requested bytes were counted exactly, and this frees their whole
+ * class.  Any context.
+ */
+void cmstat_kfree(struct cmstat_heap *heap, const void *obj)
+{
+	cmstat_kfree_from(heap, obj, false, _RET_IP_);
+}
+EXPORT_SYMBOL_GPL(cmstat_kfree);
+
+/**
+ * cmstat_kfree_sensitive() - cmstat_kfree(), zeroing the memory first
+ * @heap: the heap it was allocated from
+ * @obj: the memory, or NULL
+ *
+ * kfree_sensitive() for a heap.
+ */
+void cmstat_kfree_sensitive(struct cmstat_heap *heap, const void *obj)
+{
+	cmstat_kfree_from(heap, obj, true, _RET_IP_);
+}
+EXPORT_SYMBOL_GPL(cmstat_kfree_sensitive);
+
+/**
+ * cmstat_kvfree() - free memory from cmstat_kvmalloc(), or any
+ * @heap: the heap it was allocated from
+ * @obj: the memory, or NULL
+ *
+ * kvfree() for a heap: cmstat_kfree(), which frees vmalloc()'s memory too.
+ */
+void cmstat_kvfree(struct cmstat_heap *heap, const void *obj)
+{
+	cmstat_kfree_from(heap, obj, false, _RET_IP_);
+}
+EXPORT_SYMBOL_GPL(cmstat_kvfree);
+
+/**
+ * __cmstat_kfree_deferred() - count a free that kfree_rcu() will do
+ * @heap: the heap
+ * @obj: the object, not NULL
+ *
+ * For cmstat_kfree_rcu().  Not for direct use.
+ *
+ * Return: whether the caller may hand @obj to kfree_rcu(): false only when
+ * debug_free=1 refuses the free.
+ */
+bool __cmstat_kfree_deferred(struct cmstat_heap *heap, const void *obj)
+{
+	struct cmstat_owner owner;
+
+	if (!cmstat_unsized_check(heap, obj, &owner, _RET_IP_))
+		return false;
+	if (owner.kind == CMSTAT_OWNER_LARGE)
+		cmstat_large_forget(obj);
+	cmstat_unsized_count(heap, &owner);
+	return true;
+}
+EXPORT_SYMBOL_GPL(__cmstat_kfree_deferred);
+
+/**
+ * cmstat_kmalloc_node() - cmstat_kmalloc() on a NUMA node
+ * @heap: heap to account the allocation in
+ * @size: bytes wanted
+ * @gfp: allocation flags
+ * @node: the node, or NUMA_NO_NODE
+ *
+ * Return: as cmstat_alloc().
+ */
+void *cmstat_kmalloc_node(struct cmstat_heap *heap, size_t size, gfp_t gfp,
+			  int node)
+{
+	return cmstat_alloc_from(heap, size, gfp, node, CMSTAT_AF_UNSIZED,
+				 _RET_IP_);
+}
+EXPORT_SYMBOL_GPL(cmstat_kmalloc_node);
+
+/**
+ * cmstat_kvmalloc_node() - cmstat_kvmalloc() on a NUMA node
+ * @heap: heap to account the allocation in
+ * @size: bytes wanted
+ * @gfp: GFP_KERNEL or a superset, for vmalloc()
+ * @node: the node for cmstat_kmalloc_node(), or NUMA_NO_NODE; vmalloc()
+ *	takes pages from any
+ *
+ * As kvmalloc_node(): beyond a page, the first try neither retries nor
+ * warns, and its failure is not counted, as vmalloc() follows.  The
+ * vmalloc()ed memory counts as a large allocation holding whole pages.
+ *
+ * Return: the memory, or NULL (counted in failed_allocs).
+ */
+void *cmstat_kvmalloc_node(struct cmstat_heap *heap, size_t size, gfp_t gfp,
+			   int node)
+{
+	unsigned long caller = _RET_IP_;
+	gfp_t first = gfp;
+	void *obj;
+
+	if (size > PAGE_SIZE)
+		first = (gfp | __GFP_NOWARN | __GFP_NORETRY) & ~__GFP_NOFAIL;
+	if (size <= CMSTAT_ALLOC_MAX) {
+		obj = cmstat_alloc_from(heap, size, first, node,
+					CMSTAT_AF_UNSIZED | CMSTAT_AF_QUIET,
+					caller);
+		if (obj || size <= PAGE_SIZE || !gfpflags_allow_blocking(gfp)) {
+			if (!obj)
+				__cmstat_alloc_failed(heap);
+			return obj;
+		}
+	}
+	obj = size <= INT_MAX ? __vmalloc(size, gfp) : NULL;
+	if (obj && cmstat_large_record(obj, size, true, gfp)) {
+		vfree(obj);
+		obj = NULL;
+	}
+	if (obj && cmstat_debug_track(heap, obj, size, gfp)) {
+		cmstat_large_forget(obj);
+		vfree(obj);
+		obj = NULL;
+	}
+	if (!obj) {
+		__cmstat_alloc_failed(heap);
+		return NULL;
+	}
+	cmstat_account(heap, CMSTAT_HC_LARGE_MALLOCS,
+		       CMSTAT_HC_REQUESTED_ALLOC_BYTES, size,
+		       CMSTAT_HC_LARGE_ALLOC_BYTES, PAGE_ALIGN(size));
+	return obj;
+}
+EXPORT_SYMBOL_GPL(cmstat_kvmalloc_node);
+
+/**
+ * cmstat_krealloc() - resize memory without its size
+ * @heap: the heap it was allocated from, and the new memory's
+ * @obj: memory to resize, cmstat's or not; NULL or ZERO_SIZE_PTR to
+ *	allocate anew
+ * @new_size: bytes wanted; 0 frees @obj
+ * @gfp: allocation flags
+ *
+ * krealloc() for a heap.  An object of a size class that still fits its
+ * class stays where it is (the bytes past @new_size are zeroed with
+ * init_on_alloc or init_on_free, as krealloc() does); anything else moves
+ * to a new cmstat_kmalloc() allocation, and the old memory goes through
+ * cmstat_kfree(), counted or not as it says.
+ *
+ * Return: the memory; ZERO_SIZE_PTR when @new_size is 0; NULL, with @obj
+ * left as it was, on failure.
+ */
+void *cmstat_krealloc(struct cmstat_heap *heap, const void *obj,
+		      size_t new_size, gfp_t gfp)
+{
+	unsigned long caller = _RET_IP_;
+	struct cmstat_owner owner;
+	size_t old_size;
+	void *new;
+
+	if (ZERO_OR_NULL_PTR(obj))
+		return cmstat_alloc_from(heap, new_size, gfp, NUMA_NO_NODE,
+					 CMSTAT_AF_UNSIZED, caller);
+	if (!new_size) {
+		cmstat_kfree_from(heap, obj, false, caller);
+		return ZERO_SIZE_PTR;
+	}
+	cmstat_owner_of(obj, &owner);
+	switch (owner.kind) {
+	case CMSTAT_OWNER_CLASS:
+		old_size = cmstat_class_sizes[owner.class];
+		if (new_size > old_size)
+			break;
+		if (want_init_on_alloc(gfp) || want_init_on_free())
+			memset((char *)obj + new_size, 0, old_size - new_size);
+		return (void *)obj;
+	case CMSTAT_OWNER_CACHE:
+		old_size = owner.cc->size;
+		break;
+	case CMSTAT_OWNER_LARGE:
+		old_size = owner.size;
+		break;
+	default:
+		old_size = ksize(obj);
+		break;
+	}
+	new = cmstat_alloc_from(heap, new_size, gfp, NUMA_NO_NODE,
+				CMSTAT_AF_UNSIZED, caller);
+	if (!new)
+		return NULL;
+	memcpy(new, obj, min(old_size, new_size));
+	cmstat_kfree_from(heap, obj, false, caller);
+	return new;
+}
+EXPORT_SYMBOL_GPL(cmstat_krealloc);
+
+/**
+ * cmstat_kmemdup() - duplicate memory into a heap
+ * @heap: heap to account the copy in
+ * @src: the memory
+ * @len: its length
+ * @gfp: allocation flags
+ *
+ * kmemdup() for a heap; free the copy with cmstat_kfree().
+ *
+ * Return: the copy, or NULL.
+ */
+void *cmstat_kmemdup(struct cmstat_heap *heap, const void *src, size_t len,
+		     gfp_t gfp)
+{
+	void *p = cmstat_alloc_from(heap, len, gfp, NUMA_NO_NODE,
+				    CMSTAT_AF_UNSIZED, _RET_IP_);
+
+	if (p && len)
+		memcpy(p, src, len);
+	return p;
+}
+EXPORT_SYMBOL_GPL(cmstat_kmemdup);
+
+/**
+ * cmstat_kstrndup() - duplicate at most @max bytes of a string into a heap
+ * @heap: heap to account the copy in
+ * @s: the string, or NULL
+ * @max: most bytes to copy, the NUL aside
+ * @gfp: allocation flags
+ *
+ * Return: the copy, NUL-terminated; NULL for a NULL @s or on failure.
+ */
+char *cmstat_kstrndup(struct cmstat_heap *heap, const char *s, size_t max,
+		      gfp_t gfp)
+{
+	size_t len;
+	char *p;
+
+	if (!s)
+		return NULL;
+	len = strnlen(s, max);
+	p = cmstat_alloc_from(heap, len + 1, gfp, NUMA_NO_NODE,
+			      CMSTAT_AF_UNSIZED, _RET_IP_);
+	if (p) {
+		memcpy(p, s, len);
+		p[len] = '\0';
+	}
+	return p;
+}
+EXPORT_SYMBOL_GPL(cmstat_kstrndup);
+
+/**
+ * cmstat_kstrdup() - duplicate a string into a heap
+ * @heap: heap to account the copy in
+ * @s: the string, or NULL
+ * @gfp: allocation flags
+ *
+ * kstrdup() for a heap; free the copy with cmstat_kfree().
+ *
+ * Return: the copy; NULL for a NULL @s or on failure.
+ */
+char *cmstat_kstrdup(struct cmstat_heap *heap, const char *s, gfp_t gfp)
+{
+	return cmstat_kstrndup(heap, s, SIZE_MAX, gfp);
+}
+EXPORT_SYMBOL_GPL(cmstat_kstrdup);
+
+/**
+ * cmstat_kvasprintf() - format a string into a heap
+ * @heap: heap to account the string in
+ * @gfp: allocation flags
+ * @fmt: the format
+ * @ap: its arguments
+ *
+ * kvasprintf() for a heap.
+ *
+ * Return: the string, or NULL.
+ */
+char *cmstat_kvasprintf(struct cmstat_heap *heap, gfp_t gfp, const char *fmt,
+			va_list ap)
+{
+	unsigned int len;
+	va_list aq;
+	char *p;
+
+	va_copy(aq, ap);
+	len = vsnprintf(NULL, 0, fmt, aq);
+	va_end(aq);
+	p = cmstat_alloc_from(heap, len + 1, gfp, NUMA_NO_NODE,
+			      CMSTAT_AF_UNSIZED, _RET_IP_);
+	if (p)
+		vsnprintf(p, len + 1, fmt, ap);
+	return p;
+}
+EXPORT_SYMBOL_GPL(cmstat_kvasprintf);
+
+/**
+ * cmstat_kasprintf() - format a string into a heap
+ * @heap: heap to account the string in
+ * @gfp: allocation flags
+ * @fmt: the format, then its arguments
+ *
+ * kasprintf() for a heap; free it with cmstat_kfree().
+ *
+ * Return: the string, or NULL.
+ */
+char *cmstat_kasprintf(struct cmstat_heap *heap, gfp_t gfp, const char *fmt,
+		       ...)
+{
+	va_list ap;
+	char *p;
+
+	va_start(ap, fmt);
+	p = cmstat_kvasprintf(heap, gfp, fmt, ap);
+	va_end(ap);
+	return p;
+}
+EXPORT_SYMBOL_GPL(cmstat_kasprintf);

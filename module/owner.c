@@ -1,0 +1,218 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cmstat's objects, told from others': for the frees that come without a
+ * size or a cache (cmstat_kfree() and its family), which must free
+ * anything kfree() frees and count only what a heap allocated.
+ *
+ * A slab object is cmstat's if the cache its slab records
+ * (cmstat_slab_cache_of()) is a size class's or a typed cache's: the
+ * class caches are in a table filled at load, the typed caches in a hash
+ * table under RCU.  None of them is ever merged with another owner's
+ * cache (CMSTAT_SLAB_NO_MERGE, and the class caches' usercopy regions),
+ * so the test is exact.  Above the largest class, allocations come from
+ * the page allocator, whose pages record no owner: cmstat records each of
+ * those itself, by address, in an xarray.
+ */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/hash.h>
+#include <linux/hashtable.h>
+#include <linux/mm.h>
+#include <linux/rculist.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/xarray.h>
+
+#include "internal.h"
+
+/*
+ * The class caches by hash of their address, open addressing: 77 in 128
+ * slots.  Filled at load, read-only after.
+ */
+#define CMSTAT_CLASS_HASH_BITS	7
+static struct kmem_cache *cmstat_class_by_cache[1 << CMSTAT_CLASS_HASH_BITS]
+	__ro_after_init;
+static u8 cmstat_class_of_slot[1 << CMSTAT_CLASS_HASH_BITS] __ro_after_init;
+
+/* The typed caches, by their slab cache; changed under the lock. */
+static DEFINE_HASHTABLE(cmstat_typed_caches, 6);
+static DEFINE_SPINLOCK(cmstat_typed_caches_lock);
+
+/*
+ * Large allocations, by address: the bytes asked for, shifted left once,
+ * with bit 0 set when vmalloc() gave them (cmstat_kvmalloc_node()).
+ */
+static DEFINE_XARRAY_FLAGS(cmstat_large_objs, XA_FLAGS_LOCK_IRQ);
+
+static unsigned int cmstat_class_slot(const struct kmem_cache *s)
+{
+	return hash_ptr(s, CMSTAT_CLASS_HASH_BITS);
+}
+
+/* The class whose cache is @s, or -1. */
+static int cmstat_class_of_cache(const struct kmem_cache *s)
+{
+	unsigned int slot = cmstat_class_slot(s);
+
+	for (; cmstat_class_by_cache[slot];
+	     slot = (slot + 1) & ((1 << CMSTAT_CLASS_HASH_BITS) - 1))
+		if (cmstat_class_by_cache[slot] == s)
+			return cmstat_class_of_slot[slot];
+	return -1;
+}
+
+static struct cmstat_cache *cmstat_typed_cache_of(const struct kmem_cache *s)
+{
+	struct cmstat_cache_priv *cp;
+	struct cmstat_cache *cc = NULL;
+
+	rcu_read_lock();
+	hash_for_each_possible_rcu(cmstat_typed_caches, cp, hash,
+				   (unsigned long)s)
+		if (cp->cc.slab == s) {
+			cc = &cp->cc;
+			break;
+		}
+	rcu_read_unlock();
+	return cc;
+}
+
+/**
+ * cmstat_owner_of() - what @obj is, as far as cmstat can tell
+ * @obj: memory to be freed: valid, not NULL nor ZERO_SIZE_PTR
+ * @owner: filled in
+ *
+ * No side effect: the free that follows decides what to do with it.
+ */
+void cmstat_owner_of(const void *obj, struct cmstat_owner *owner)
+{
+	struct kmem_cache *s = cmstat_slab_cache_of(obj);
+	void *entry;
+	int class;
+
+	memset(owner, 0, sizeof(*owner));
+	if (s) {
+		class = cmstat_class_of_cache(s);
+		if (class >= 0) {
+			owner->kind = CMSTAT_OWNER_CLASS;
+			owner->class = class;
+			return;
+		}
+		owner->cc = cmstat_typed_cache_of(s);
+		if (owner->cc)
+			owner->kind = CMSTAT_OWNER_CACHE;
+		return;
+	}
+	entry = xa_load(&cmstat_large_objs, (unsigned long)obj);
+	if (entry) {
+		owner->kind = CMSTAT_OWNER_LARGE;
+		owner->size = xa_to_value(entry) >> 1;
+		owner->vmalloc = xa_to_value(entry) & 1;
+	}
+}
+
+/* Make @cp's objects known to cmstat_owner_of(). */
+void cmstat_owner_add_cache(struct cmstat_cache_priv *cp)
+{
+	spin_lock(&cmstat_typed_caches_lock);
+	hash_add_rcu(cmstat_typed_caches, &cp->hash, (unsigned long)cp->cc.slab);
+	spin_unlock(&cmstat_typed_caches_lock);
+}
+
+/* And forget them: the caller frees @cp after a grace period. */
+void cmstat_owner_del_cache(struct cmstat_cache_priv *cp)
+{
+	spin_lock(&cmstat_typed_caches_lock);
+	hash_del_rcu(&cp->hash);
+	spin_unlock(&cmstat_typed_caches_lock);
+}
+
+/**
+ * cmstat_large_record() - record a large allocation as cmstat's
+ * @obj: what the page allocator (or vmalloc()) gave
+ * @size: the bytes asked for
+ * @vmalloc: whether vmalloc() gave it
+ * @gfp: the allocation's flags: the record is made in its context
+ *
+ * Return: 0, or -ENOMEM (then the caller frees @obj and fails).
+ */
+int cmstat_large_record(const void *obj, size_t size, bool vmalloc,
+			gfp_t gfp)
+{
+	void *entry = xa_mk_value(size << 1 | vmalloc);
+	unsigned long flags;
+
+	/* Any context the allocation may run in, hardirq included. */
+	xa_lock_irqsave(&cmstat_large_objs, flags);
+	entry = __xa_store(&cmstat_large_objs, (unsigned long)obj, entry,
+			   gfp & ~__GFP_ZERO);
+	xa_unlock_irqrestore(&cmstat_large_objs, flags);
+	return xa_err(entry);
+}
+
+/* Forget a large allocation: it is being freed. */
+void cmstat_large_forget(const void *obj)
+{
+	unsigned long flags;
+
+	xa_lock_irqsave(&cmstat_large_objs, flags);
+	__xa_erase(&cmstat_large_objs, (unsigned long)obj);
+	xa_unlock_irqrestore(&cmstat_large_objs, flags);
+}
+
+/*
+ * The object a cache gives must be found in that cache, and a kmalloc()
+ * object in none of cmstat's: else cmstat_slab_cache_of() does not know
+ * this kernel's struct slab, and cmstat_kfree() would miscount.
+ */
+static int __init cmstat_owner_selftest(void)
+{
+	struct cmstat_owner owner;
+	void *mine, *theirs;
+	int err = 0;
+
+	mine = kmem_cache_alloc(cmstat_class_caches[0], GFP_KERNEL);
+	theirs = kmalloc(8, GFP_KERNEL);
+	if (!mine || !theirs) {
+		err = -ENOMEM;
+		goto out;
+	}
+	cmstat_owner_of(mine, &owner);
+	if (owner.kind != CMSTAT_OWNER_CLASS || owner.class != 0)
+		err = -ENODEV;
+	cmstat_owner_of(theirs, &owner);
+	if (owner.kind != CMSTAT_OWNER_FOREIGN)
+		err = -ENODEV;
+	cmstat_owner_of(&owner, &owner);	/* a stack address */
+	if (owner.kind != CMSTAT_OWNER_FOREIGN)
+		err = -ENODEV;
+	if (err)
+		pr_err("this kernel's slab allocator does not record an object's cache where include/cmstat/compat.h looks for it: frees without a size could not tell cmstat's objects\n");
+out:
+	kfree(theirs);
+	kfree(mine);
+	return err;
+}
+
+/**
+ * cmstat_owner_init() - fill the table of class caches, and check the test
+ *
+ * After cmstat_classes_init().
+ *
+ * Return: 0; -ENODEV if this kernel's slabs do not record their cache
+ * where cmstat_slab_cache_of() reads it; -ENOMEM.
+ */
+int __init cmstat_owner_init(void)
+{
+	unsigned int class, slot;
+
+	for (class = 0; class < CMSTAT_NR_CLASSES; class++) {
+		slot = cmstat_class_slot(cmstat_class_caches[class]);
+		while (cmstat_class_by_cache[slot])
+			slot = (slot + 1) & ((1 << CMSTAT_CLASS_HASH_BITS) - 1);
+		cmstat_class_by_cache[slot] = cmstat_class_caches[class];
+		cmstat_class_of_slot[slot] = class;
+	}
+	return cmstat_owner_selftest();
+}
