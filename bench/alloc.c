@@ -6,7 +6,9 @@
  * through a kmem_cache of exactly that size made the way cmstat makes its
  * class caches, and through kmalloc().  Then, at 8 and 256 B, what costs
  * more or less: cmstat with GFP_ATOMIC, cmstat with a size known only at
- * run time, and the raw cache freed with kfree(), as cmstat frees.
+ * run time, the raw cache freed with kfree(), as cmstat frees; a typed
+ * cache of the same geometry as the raw cache; and cmstat_kmalloc() freed
+ * by the unsized cmstat_kfree(), beside kmalloc() and kfree().
  */
 
 #include <linux/compiler.h>
@@ -14,13 +16,16 @@
 #include <linux/timekeeping.h>
 
 #include <cmstat/alloc.h>
+#include <cmstat/cache.h>
 #include <cmstat/counters.h>
+#include <cmstat/kmalloc.h>
 
 #include "bench.h"
 
 struct alloc_case {
 	struct cmstat_heap *heap;
 	struct kmem_cache *cache;
+	struct cmstat_cache *typed;
 	size_t size;
 };
 
@@ -30,6 +35,8 @@ enum pair_kind {
 	PAIR_CACHE,		/* kmem_cache_alloc() and kmem_cache_free() */
 	PAIR_CACHE_KFREE,	/* kmem_cache_alloc() and kfree() */
 	PAIR_KMALLOC,		/* kmalloc() and kfree() */
+	PAIR_TYPED,		/* cmstat_cache_alloc() and cmstat_cache_free() */
+	PAIR_CMSTAT_UNSIZED,	/* cmstat_kmalloc() and cmstat_kfree() */
 };
 
 static __always_inline void *pair_alloc(struct alloc_case *c,
@@ -43,6 +50,10 @@ static __always_inline void *pair_alloc(struct alloc_case *c,
 	case PAIR_CACHE:
 	case PAIR_CACHE_KFREE:
 		return kmem_cache_alloc(c->cache, GFP_KERNEL);
+	case PAIR_TYPED:
+		return cmstat_cache_alloc(c->typed, GFP_KERNEL);
+	case PAIR_CMSTAT_UNSIZED:
+		return cmstat_kmalloc(c->heap, size, GFP_KERNEL);
 	default:
 		return kmalloc(size, GFP_KERNEL);
 	}
@@ -59,6 +70,12 @@ static __always_inline void pair_free(struct alloc_case *c,
 		break;
 	case PAIR_CACHE:
 		kmem_cache_free(c->cache, p);
+		break;
+	case PAIR_TYPED:
+		cmstat_cache_free(c->typed, p);
+		break;
+	case PAIR_CMSTAT_UNSIZED:
+		cmstat_kfree(c->heap, p);
 		break;
 	default:
 		kfree(p);
@@ -97,6 +114,10 @@ static __always_inline int pairs_by_kind(struct alloc_case *c,
 		return pairs(c, iters, PAIR_CACHE, size);
 	case PAIR_CACHE_KFREE:
 		return pairs(c, iters, PAIR_CACHE_KFREE, size);
+	case PAIR_TYPED:
+		return pairs(c, iters, PAIR_TYPED, size);
+	case PAIR_CMSTAT_UNSIZED:
+		return pairs(c, iters, PAIR_CMSTAT_UNSIZED, size);
 	default:
 		return pairs(c, iters, PAIR_KMALLOC, size);
 	}
@@ -228,7 +249,25 @@ static int time_extra(struct alloc_case *c, const struct pairs_size *ps,
 	if (!err)
 		err = time_pairs(c, "alloc_extra", "kmem_cache_kfree", ps->fn,
 				 PAIR_CACHE_KFREE, iters);
+	if (!err)
+		err = time_pairs(c, "alloc_extra", "kmem_cache", ps->fn,
+				 PAIR_CACHE, iters);
 	kmem_cache_destroy(c->cache);
+	/* The raw cache's geometry: its alignment and usercopy region. */
+	c->typed = cmstat_cache_create_usercopy(c->heap, "cmstat_bench_typed",
+						c->size, c->size & -c->size,
+						0, 0, c->size, NULL);
+	err = err ?: c->typed ? 0 : -ENOMEM;
+	if (!err)
+		err = time_pairs(c, "alloc_extra", "cmstat_cache", ps->fn,
+				 PAIR_TYPED, iters);
+	cmstat_cache_destroy(c->typed);
+	if (!err)
+		err = time_pairs(c, "alloc_extra", "cmstat_kmalloc_kfree",
+				 ps->fn, PAIR_CMSTAT_UNSIZED, iters);
+	if (!err)
+		err = time_pairs(c, "alloc_extra", "kmalloc", ps->fn,
+				 PAIR_KMALLOC, iters);
 	return err;
 }
 

@@ -319,6 +319,20 @@ void *cmstat_kmemdup(struct cmstat_heap *heap, const void *src, size_t len,
 }
 EXPORT_SYMBOL_GPL(cmstat_kmemdup);
 
+/* A copy of @len bytes of @s and a NUL, for @caller. */
+static char *cmstat_strdup_len(struct cmstat_heap *heap, const char *s,
+			       size_t len, gfp_t gfp, unsigned long caller)
+{
+	char *p = cmstat_alloc_from(heap, len + 1, gfp, NUMA_NO_NODE,
+				    CMSTAT_AF_UNSIZED, caller);
+
+	if (p) {
+		memcpy(p, s, len);
+		p[len] = '\0';
+	}
+	return p;
+}
+
 /**
  * cmstat_kstrndup() - duplicate at most @max bytes of a string into a heap
  * @heap: heap to account the copy in
@@ -331,19 +345,8 @@ EXPORT_SYMBOL_GPL(cmstat_kmemdup);
 char *cmstat_kstrndup(struct cmstat_heap *heap, const char *s, size_t max,
 		      gfp_t gfp)
 {
-	size_t len;
-	char *p;
-
-	if (!s)
-		return NULL;
-	len = strnlen(s, max);
-	p = cmstat_alloc_from(heap, len + 1, gfp, NUMA_NO_NODE,
-			      CMSTAT_AF_UNSIZED, _RET_IP_);
-	if (p) {
-		memcpy(p, s, len);
-		p[len] = '\0';
-	}
-	return p;
+	return s ? cmstat_strdup_len(heap, s, strnlen(s, max), gfp, _RET_IP_) :
+		   NULL;
 }
 EXPORT_SYMBOL_GPL(cmstat_kstrndup);
 
@@ -359,7 +362,7 @@ EXPORT_SYMBOL_GPL(cmstat_kstrndup);
  */
 char *cmstat_kstrdup(struct cmstat_heap *heap, const char *s, gfp_t gfp)
 {
-	return cmstat_kstrndup(heap, s, SIZE_MAX, gfp);
+	return s ? cmstat_strdup_len(heap, s, strlen(s), gfp, _RET_IP_) : NULL;
 }
 EXPORT_SYMBOL_GPL(cmstat_kstrdup);
 

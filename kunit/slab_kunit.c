@@ -1,0 +1,417 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit tests of what a module ported from the slab allocator uses: typed
+ * caches, the unsized free, foreign memory freed through a heap, and the
+ * rest of the kmalloc() family.  Each case checks the heap's statistics
+ * against what it did, exactly, and that every snapshot is valid.
+ */
+
+#include <kunit/test.h>
+#include <linux/rcupdate.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/vmalloc.h>
+
+#include <cmstat/alloc.h>
+#include <cmstat/cache.h>
+#include <cmstat/kmalloc.h>
+
+struct slab_test_ctx {
+	struct cmstat_heap *heap;
+	struct cmstat_heap_stats before;
+	struct cmstat_heap_stats now;
+};
+
+static int slab_test_init(struct kunit *test)
+{
+	struct slab_test_ctx *ctx;
+
+	if (!cmstat_accounting_enabled())
+		kunit_skip(test, "cmstat loaded with accounting=0");
+	ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ctx);
+	ctx->heap = cmstat_heap_create("kunit-slab");
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, ctx->heap);
+	KUNIT_ASSERT_EQ(test, cmstat_heap_read(ctx->heap, &ctx->before), 0);
+	test->priv = ctx;
+	return 0;
+}
+
+static void slab_test_exit(struct kunit *test)
+{
+	struct slab_test_ctx *ctx = test->priv;
+
+	if (ctx)
+		cmstat_heap_destroy(ctx->heap);
+}
+
+/* Snapshot the test heap: valid, and what the case expects so far. */
+static struct cmstat_heap_stats *snap(struct kunit *test)
+{
+	struct slab_test_ctx *ctx = test->priv;
+
+	KUNIT_ASSERT_EQ(test, cmstat_heap_read(ctx->heap, &ctx->now), 0);
+	KUNIT_EXPECT_TRUE(test, cmstat_heap_stats_valid(&ctx->now));
+	return &ctx->now;
+}
+
+static void cache_read(struct kunit *test, struct cmstat_cache *cc,
+		       struct cmstat_cache_stats *st)
+{
+	KUNIT_ASSERT_EQ(test, cmstat_cache_read(cc, st), 0);
+	KUNIT_EXPECT_EQ(test, st->live_objects, st->mallocs - st->frees);
+	KUNIT_EXPECT_EQ(test, st->live_bytes, st->live_objects * st->size_bytes);
+}
+
+struct slab_test_obj {
+	u32 magic;
+	u32 value;
+	struct rcu_head rcu;
+	char pad[76];
+};
+
+#define SLAB_TEST_MAGIC	0x5ab1e5
+static atomic_t slab_test_ctor_calls = ATOMIC_INIT(0);
+
+static void slab_test_ctor(void *p)
+{
+	struct slab_test_obj *obj = p;
+
+	obj->magic = SLAB_TEST_MAGIC;
+	atomic_inc(&slab_test_ctor_calls);
+}
+
+#define NR_OBJS	96
+
+/*
+ * A typed cache counts every allocation and free in its own row and in
+ * the heap's totals, by its object size; its constructor is the slab
+ * allocator's, run when it makes an object, never by an allocation.
+ */
+static void cache_exact(struct kunit *test)
+{
+	struct slab_test_ctx *ctx = test->priv;
+	struct slab_test_obj **objs;
+	struct cmstat_cache_stats cs;
+	struct cmstat_heap_stats *st;
+	struct cmstat_cache *cc;
+	unsigned int i;
+
+	objs = kunit_kcalloc(test, NR_OBJS, sizeof(*objs), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, objs);
+
+	cc = cmstat_cache_create(ctx->heap, "kunit_obj_cache", sizeof(**objs),
+				 0, SLAB_HWCACHE_ALIGN, slab_test_ctor);
+	KUNIT_ASSERT_NOT_NULL(test, cc);
+	KUNIT_EXPECT_STREQ(test, cmstat_cache_name(cc), "kunit_obj_cache");
+	for (i = 0; i < NR_OBJS; i++) {
+		objs[i] = cmstat_cache_alloc(cc, GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, objs[i]);
+		KUNIT_EXPECT_EQ(test, objs[i]->magic, SLAB_TEST_MAGIC);
+		KUNIT_EXPECT_TRUE(test, IS_ALIGNED((unsigned long)objs[i],
+						   cache_line_size()));
+	}
+	KUNIT_EXPECT_GE(test, atomic_read(&slab_test_ctor_calls), NR_OBJS);
+	cache_read(test, cc, &cs);
+	KUNIT_EXPECT_EQ(test, cs.mallocs, NR_OBJS);
+	KUNIT_EXPECT_EQ(test, cs.frees, 0);
+	KUNIT_EXPECT_EQ(test, cs.size_bytes, sizeof(**objs));
+	st = snap(test);
+	KUNIT_EXPECT_EQ(test, st->cache_live_objects, NR_OBJS);
+	KUNIT_EXPECT_EQ(test, st->cache_live_bytes, NR_OBJS * sizeof(**objs));
+	KUNIT_EXPECT_EQ(test, st->live_objects - ctx->before.live_objects,
+			NR_OBJS);
+	KUNIT_EXPECT_EQ(test, st->live_requested_bytes, st->live_bytes);
+
+	/* A third each: by the cache, without a size, and after RCU. */
+	for (i = 0; i < NR_OBJS; i++) {
+		if (i % 3 == 0)
+			cmstat_cache_free(cc, objs[i]);
+		else if (i % 3 == 1)
+			cmstat_kfree(ctx->heap, objs[i]);
+		else
+			cmstat_kfree_rcu(ctx->heap, objs[i], rcu);
+	}
+	cache_read(test, cc, &cs);
+	KUNIT_EXPECT_EQ(test, cs.frees, NR_OBJS);
+	st = snap(test);
+	KUNIT_EXPECT_EQ(test, st->cache_live_objects, 0);
+	KUNIT_EXPECT_EQ(test, st->live_bytes, ctx->before.live_bytes);
+	KUNIT_EXPECT_EQ(test, st->cache_mallocs, NR_OBJS);
+	cmstat_cache_destroy(cc);	/* waits for the kfree_rcu()s (6.12) */
+	st = snap(test);
+	KUNIT_EXPECT_EQ(test, st->cache_mallocs, NR_OBJS);	/* retired */
+	KUNIT_EXPECT_EQ(test, st->cache_frees, NR_OBJS);
+}
+
+/*
+ * A destroyed cache's column goes to the next cache, from 0, and its
+ * counts stay in the heap's; more caches at once than there are columns
+ * are refused.
+ */
+static void cache_columns(struct kunit *test)
+{
+	struct slab_test_ctx *ctx = test->priv;
+	struct cmstat_cache *caches[CMSTAT_HEAP_CACHES];
+	struct cmstat_cache_stats cs;
+	unsigned int i, round;
+	char name[24];
+	void *obj;
+
+	for (round = 0; round < 2; round++) {
+		for (i = 0; i < CMSTAT_HEAP_CACHES; i++) {
+			/* Names are unique, as /sys/kernel/slab wants them. */
+			snprintf(name, sizeof(name), "kunit_col%u", i);
+			caches[i] = cmstat_cache_create(ctx->heap, name,
+							32 + 8 * i, 0, 0, NULL);
+			KUNIT_ASSERT_NOT_NULL(test, caches[i]);
+			obj = cmstat_cache_alloc(caches[i], GFP_KERNEL);
+			KUNIT_ASSERT_NOT_NULL(test, obj);
+			cache_read(test, caches[i], &cs);
+			KUNIT_EXPECT_EQ(test, cs.mallocs, 1);
+			cmstat_cache_free(caches[i], obj);
+		}
+		KUNIT_EXPECT_NULL(test, cmstat_cache_create(ctx->heap, "kunit_extra",
+							    64, 0, 0, NULL));
+		for (i = 0; i < CMSTAT_HEAP_CACHES; i++)
+			cmstat_cache_destroy(caches[i]);
+	}
+	KUNIT_EXPECT_EQ(test, snap(test)->cache_mallocs, 2 * CMSTAT_HEAP_CACHES);
+	KUNIT_EXPECT_EQ(test, ctx->now.cache_live_objects, 0);
+}
+
+/* A cache that still holds objects is left, and destroyed once empty. */
+static void cache_destroy_with_live(struct kunit *test)
+{
+	struct slab_test_ctx *ctx = test->priv;
+	struct cmstat_cache *cc;
+	void *obj;
+
+	cc = cmstat_cache_create(ctx->heap, "kunit_live", 40, 0, 0, NULL);
+	KUNIT_ASSERT_NOT_NULL(test, cc);
+	obj = cmstat_cache_alloc(cc, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, obj);
+	cmstat_cache_destroy(cc);		/* refused: one live object */
+	KUNIT_EXPECT_EQ(test, snap(test)->cache_live_objects, 1);
+	cmstat_cache_free(cc, obj);		/* the cache is still there */
+	cmstat_cache_destroy(cc);
+	KUNIT_EXPECT_EQ(test, snap(test)->cache_live_objects, 0);
+}
+
+/* Bulk allocation and free count every object, in one section each. */
+static void cache_bulk(struct kunit *test)
+{
+	struct slab_test_ctx *ctx = test->priv;
+	struct cmstat_cache_stats cs;
+	struct cmstat_cache *cc;
+	void *objs[16];
+
+	cc = cmstat_cache_create(ctx->heap, "kunit_bulk", 72, 0, 0, NULL);
+	KUNIT_ASSERT_NOT_NULL(test, cc);
+	KUNIT_ASSERT_EQ(test, cmstat_cache_alloc_bulk(cc, GFP_KERNEL,
+						      ARRAY_SIZE(objs), objs),
+			ARRAY_SIZE(objs));
+	cache_read(test, cc, &cs);
+	KUNIT_EXPECT_EQ(test, cs.live_objects, ARRAY_SIZE(objs));
+	KUNIT_EXPECT_EQ(test, snap(test)->cache_live_bytes, 72 * ARRAY_SIZE(objs));
+	cmstat_cache_free_bulk(cc, ARRAY_SIZE(objs), objs);
+	cache_read(test, cc, &cs);
+	KUNIT_EXPECT_EQ(test, cs.frees, ARRAY_SIZE(objs));
+	cmstat_cache_destroy(cc);
+}
+
+/*
+ * The unsized free counts a class object in its class, by its whole
+ * class size, and a large one by the size it asked for: the heap is back
+ * where it started, to the byte.
+ */
+static void kfree_counts_what_kmalloc_did(struct kunit *test)
+{
+	static const size_t sizes[] = { 1, 8, 100, 1000, 5000, 40000,
+					CMSTAT_MAX_CLASS_SIZE,
+					CMSTAT_MAX_CLASS_SIZE + 1, 1 << 20 };
+	struct slab_test_ctx *ctx = test->priv;
+	void *objs[ARRAY_SIZE(sizes)];
+	struct cmstat_heap_stats *st;
+	size_t held = 0, requested = 0;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
+		objs[i] = cmstat_kmalloc(ctx->heap, sizes[i], GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, objs[i]);
+		held += cmstat_alloc_held_bytes(sizes[i]);
+		requested += sizes[i] > CMSTAT_MAX_CLASS_SIZE ?
+			     sizes[i] : cmstat_alloc_held_bytes(sizes[i]);
+	}
+	st = snap(test);
+	KUNIT_EXPECT_EQ(test, st->live_bytes - ctx->before.live_bytes, held);
+	KUNIT_EXPECT_EQ(test, st->live_requested_bytes -
+			      ctx->before.live_requested_bytes, requested);
+	KUNIT_EXPECT_EQ(test, st->large_live_objects, 2);
+	for (i = 0; i < ARRAY_SIZE(sizes); i++)
+		cmstat_kfree(ctx->heap, objs[i]);
+	st = snap(test);
+	KUNIT_EXPECT_EQ(test, st->live_bytes, ctx->before.live_bytes);
+	KUNIT_EXPECT_EQ(test, st->live_requested_bytes,
+			ctx->before.live_requested_bytes);
+	KUNIT_EXPECT_EQ(test, st->live_objects, ctx->before.live_objects);
+	KUNIT_EXPECT_EQ(test, st->frees - ctx->before.frees, ARRAY_SIZE(sizes));
+	cmstat_kfree(ctx->heap, NULL);
+	cmstat_kfree(ctx->heap, ZERO_SIZE_PTR);
+	KUNIT_EXPECT_EQ(test, snap(test)->frees, st->frees);
+}
+
+/*
+ * Memory cmstat did not allocate is freed through a heap, as a module's
+ * kfree() of what the kernel gave it would be, and counted nowhere:
+ * kmalloc()'s of every kind (a string, a large buffer), a private
+ * cache's, vmalloc()'s.  KASAN and kmemleak see the frees as right.
+ */
+static void kfree_foreign(struct kunit *test)
+{
+	struct slab_test_ctx *ctx = test->priv;
+	struct kmem_cache *private;
+	struct cmstat_heap_stats *st;
+	void *p;
+
+	cmstat_kfree(ctx->heap, kstrdup("a string the kernel made", GFP_KERNEL));
+	cmstat_kfree(ctx->heap, kmalloc(64, GFP_KERNEL));
+	cmstat_kfree(ctx->heap, kmalloc(CMSTAT_MAX_CLASS_SIZE * 2, GFP_KERNEL));
+	cmstat_kvfree(ctx->heap, vmalloc(3 * PAGE_SIZE));
+	cmstat_kfree_sensitive(ctx->heap, kmemdup("secret", 7, GFP_KERNEL));
+	private = kmem_cache_create("kunit_foreign", 64, 0, 0, NULL);
+	KUNIT_ASSERT_NOT_NULL(test, private);
+	p = kmem_cache_alloc(private, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	cmstat_kfree(ctx->heap, p);
+	kmem_cache_destroy(private);	/* empty: the free went to it */
+	p = kstrdup("freed after a grace period", GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	cmstat_kfree_rcu_mightsleep(ctx->heap, p);
+
+	st = snap(test);
+	KUNIT_EXPECT_EQ(test, st->mallocs, ctx->before.mallocs);
+	KUNIT_EXPECT_EQ(test, st->frees, ctx->before.frees);
+	KUNIT_EXPECT_EQ(test, st->live_bytes, ctx->before.live_bytes);
+}
+
+/* A typed cache's object counts in its own heap, whatever heap frees it. */
+static void kfree_typed_into_other_heap(struct kunit *test)
+{
+	struct slab_test_ctx *ctx = test->priv;
+	struct cmstat_heap *other = cmstat_heap_create("kunit-slab-other");
+	struct cmstat_heap_stats *other_st;
+	struct cmstat_cache_stats cs;
+	struct cmstat_cache *cc;
+	void *obj;
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, other);
+	cc = cmstat_cache_create(ctx->heap, "kunit_typed", 24, 0, 0, NULL);
+	KUNIT_ASSERT_NOT_NULL(test, cc);
+	obj = cmstat_cache_zalloc(cc, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, obj);
+	KUNIT_EXPECT_NULL(test, memchr_inv(obj, 0, 24));
+	cmstat_kfree(other, obj);
+	cache_read(test, cc, &cs);
+	KUNIT_EXPECT_EQ(test, cs.frees, 1);
+	other_st = kunit_kzalloc(test, sizeof(*other_st), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, other_st);
+	KUNIT_ASSERT_EQ(test, cmstat_heap_read(other, other_st), 0);
+	KUNIT_EXPECT_EQ(test, other_st->frees, 0);
+	cmstat_cache_destroy(cc);
+	cmstat_heap_destroy(other);
+}
+
+/* krealloc(): in place within the class, else moved, foreign or not. */
+static void krealloc_family(struct kunit *test)
+{
+	struct slab_test_ctx *ctx = test->priv;
+	struct cmstat_heap_stats *st;
+	char *p, *q;
+
+	p = cmstat_kmalloc(ctx->heap, 20, GFP_KERNEL);	/* class 24 */
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	memcpy(p, "0123456789abcdefghi", 20);
+	q = cmstat_krealloc(ctx->heap, p, 24, GFP_KERNEL);
+	KUNIT_EXPECT_PTR_EQ(test, q, p);
+	p = cmstat_krealloc(ctx->heap, q, 500, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	KUNIT_EXPECT_STREQ(test, p, "0123456789abcdefghi");
+	st = snap(test);
+	KUNIT_EXPECT_EQ(test, st->live_objects - ctx->before.live_objects, 1);
+	KUNIT_EXPECT_EQ(test, st->live_bytes - ctx->before.live_bytes,
+			cmstat_alloc_held_bytes(500));
+
+	/* A string the kernel made becomes the heap's. */
+	q = cmstat_krealloc(ctx->heap, kstrdup("kernel's", GFP_KERNEL), 600,
+			    GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, q);
+	KUNIT_EXPECT_STREQ(test, q, "kernel's");
+	KUNIT_EXPECT_EQ(test, snap(test)->live_objects - ctx->before.live_objects, 2);
+	KUNIT_EXPECT_PTR_EQ(test, cmstat_krealloc(ctx->heap, q, 0, GFP_KERNEL),
+			    (void *)ZERO_SIZE_PTR);
+	cmstat_kfree(ctx->heap, p);
+	KUNIT_EXPECT_EQ(test, snap(test)->live_bytes, ctx->before.live_bytes);
+}
+
+/* kstrdup(), kmemdup(), kasprintf() and kvmalloc(), for a heap. */
+static void dup_family(struct kunit *test)
+{
+	struct slab_test_ctx *ctx = test->priv;
+	char *s, *d, *f, *n;
+	void *v, *small;
+
+	s = cmstat_kstrdup(ctx->heap, "hello", GFP_KERNEL);
+	d = cmstat_kmemdup(ctx->heap, "world", 6, GFP_KERNEL);
+	f = cmstat_kasprintf(ctx->heap, GFP_KERNEL, "%s-%d", "cmstat", 42);
+	n = cmstat_kstrndup(ctx->heap, "truncated", 5, GFP_KERNEL);
+	v = cmstat_kvmalloc(ctx->heap, 8 << 20, GFP_KERNEL);	/* vmalloc */
+	small = cmstat_kvmalloc(ctx->heap, 100, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	KUNIT_ASSERT_NOT_NULL(test, d);
+	KUNIT_ASSERT_NOT_NULL(test, f);
+	KUNIT_ASSERT_NOT_NULL(test, n);
+	KUNIT_ASSERT_NOT_NULL(test, v);
+	KUNIT_ASSERT_NOT_NULL(test, small);
+	KUNIT_EXPECT_STREQ(test, s, "hello");
+	KUNIT_EXPECT_STREQ(test, d, "world");
+	KUNIT_EXPECT_STREQ(test, f, "cmstat-42");
+	KUNIT_EXPECT_STREQ(test, n, "trunc");
+	KUNIT_EXPECT_TRUE(test, is_vmalloc_addr(v));
+	KUNIT_EXPECT_FALSE(test, is_vmalloc_addr(small));
+	KUNIT_EXPECT_NULL(test, cmstat_kstrdup(ctx->heap, NULL, GFP_KERNEL));
+	snap(test);
+	KUNIT_EXPECT_EQ(test, ctx->now.live_objects - ctx->before.live_objects, 6);
+	KUNIT_EXPECT_EQ(test, ctx->now.large_live_bytes, 8 << 20);
+	cmstat_kfree(ctx->heap, s);
+	cmstat_kfree(ctx->heap, d);
+	cmstat_kfree(ctx->heap, f);
+	cmstat_kfree(ctx->heap, n);
+	cmstat_kvfree(ctx->heap, v);
+	cmstat_kvfree(ctx->heap, small);
+	snap(test);
+	KUNIT_EXPECT_EQ(test, ctx->now.live_objects, ctx->before.live_objects);
+	KUNIT_EXPECT_EQ(test, ctx->now.live_bytes, ctx->before.live_bytes);
+}
+
+static struct kunit_case slab_cases[] = {
+	KUNIT_CASE(cache_exact),
+	KUNIT_CASE(cache_columns),
+	KUNIT_CASE(cache_destroy_with_live),
+	KUNIT_CASE(cache_bulk),
+	KUNIT_CASE(kfree_counts_what_kmalloc_did),
+	KUNIT_CASE(kfree_foreign),
+	KUNIT_CASE(kfree_typed_into_other_heap),
+	KUNIT_CASE(krealloc_family),
+	KUNIT_CASE(dup_family),
+	{}
+};
+
+static struct kunit_suite slab_suite = {
+	.name = "cmstat_slab",
+	.init = slab_test_init,
+	.exit = slab_test_exit,
+	.test_cases = slab_cases,
+};
+
+kunit_test_suite(slab_suite);
