@@ -27,13 +27,14 @@
 #endif
 
 /*
- * struct kmem_cache_args came in 6.12.  Before it, cmstat's typed caches
- * take the fields that kmem_cache_create_usercopy() takes, in a structure
- * of cmstat's own with the same names; from 6.12 on, the kernel's, passed
- * on whole (so fields that later kernels add, like 7.x's sheaf_capacity,
- * reach the slab allocator too).
+ * struct kmem_cache_args came in 6.12, with kmem_cache_create() become a
+ * macro that takes it.  Before it, cmstat's typed caches take the fields
+ * that kmem_cache_create_usercopy() takes, in a structure of cmstat's own
+ * with the same names; from 6.12 on, the kernel's, passed on whole (so
+ * fields that later kernels add, like 7.x's sheaf_capacity, reach the slab
+ * allocator too).
  */
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
+#ifdef kmem_cache_create
 #define CMSTAT_HAVE_KMEM_CACHE_ARGS	1
 #define cmstat_kmem_cache_args	kmem_cache_args
 
@@ -93,7 +94,7 @@ static inline struct kmem_cache *cmstat_slab_cache_of(const void *obj)
 	folio = virt_to_folio(obj);
 	if (!folio_test_slab(folio))
 		return NULL;
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 2, 0)
+#if KERNEL_VERSION(6, 2, 0) <= LINUX_VERSION_CODE
 	BUILD_BUG_ON(offsetof(struct folio, lru) != sizeof(unsigned long));
 	/* Set when the slab was made, before its objects were handed out. */
 	return (struct kmem_cache *)READ_ONCE(folio->lru.next);
