@@ -3,6 +3,7 @@
 #ifndef _CMSTAT_INTERNAL_H
 #define _CMSTAT_INTERNAL_H
 
+#include <linux/hash.h>
 #include <linux/init.h>
 #include <linux/jump_label.h>
 #include <linux/list.h>
@@ -85,6 +86,26 @@ struct cmstat_owner {
 	size_t size;
 	bool vmalloc;
 };
+
+/*
+ * The class caches by hash of their address, open addressing: 77 in 128
+ * slots, so that a free without a size finds its class in a load or two.
+ */
+#define CMSTAT_CLASS_HASH_BITS	7
+extern struct kmem_cache *cmstat_class_by_cache[1 << CMSTAT_CLASS_HASH_BITS];
+extern u8 cmstat_class_of_slot[1 << CMSTAT_CLASS_HASH_BITS];
+
+/* The class whose cache is @s, or -1. */
+static inline int cmstat_class_of_cache(const struct kmem_cache *s)
+{
+	unsigned int slot = hash_ptr(s, CMSTAT_CLASS_HASH_BITS);
+
+	for (; cmstat_class_by_cache[slot];
+	     slot = (slot + 1) & ((1 << CMSTAT_CLASS_HASH_BITS) - 1))
+		if (cmstat_class_by_cache[slot] == s)
+			return cmstat_class_of_slot[slot];
+	return -1;
+}
 
 int __init cmstat_owner_init(void);
 void cmstat_owner_of(const void *obj, struct cmstat_owner *owner);

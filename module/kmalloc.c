@@ -111,6 +111,22 @@ static void cmstat_kfree_from(struct cmstat_heap *heap, const void *obj,
  */
 void cmstat_kfree(struct cmstat_heap *heap, const void *obj)
 {
+	struct kmem_cache *s;
+	int class;
+
+	if (unlikely(ZERO_OR_NULL_PTR(obj)))
+		return;
+	/* A size class's object, counted inline: the common case, first. */
+	s = cmstat_slab_cache_of(obj);
+	class = s ? cmstat_class_of_cache(s) : -1;
+	if (likely(class >= 0) &&
+	    static_branch_likely(&cmstat_inline_accounting)) {
+		kfree(obj);
+		__cmstat_account(heap, 0, CMSTAT_HC_CLASS_FREES + class,
+				 CMSTAT_HC_REQUESTED_FREE_BYTES,
+				 cmstat_class_sizes[class]);
+		return;
+	}
 	cmstat_kfree_from(heap, obj, false, _RET_IP_);
 }
 EXPORT_SYMBOL_GPL(cmstat_kfree);

@@ -26,14 +26,10 @@
 
 #include "internal.h"
 
-/*
- * The class caches by hash of their address, open addressing: 77 in 128
- * slots.  Filled at load, read-only after.
- */
-#define CMSTAT_CLASS_HASH_BITS	7
-static struct kmem_cache *cmstat_class_by_cache[1 << CMSTAT_CLASS_HASH_BITS]
+/* Filled at load, read-only after: see cmstat_class_of_cache(). */
+struct kmem_cache *cmstat_class_by_cache[1 << CMSTAT_CLASS_HASH_BITS]
 	__ro_after_init;
-static u8 cmstat_class_of_slot[1 << CMSTAT_CLASS_HASH_BITS] __ro_after_init;
+u8 cmstat_class_of_slot[1 << CMSTAT_CLASS_HASH_BITS] __ro_after_init;
 
 /* The typed caches, by their slab cache; changed under the lock. */
 static DEFINE_HASHTABLE(cmstat_typed_caches, 6);
@@ -44,23 +40,6 @@ static DEFINE_SPINLOCK(cmstat_typed_caches_lock);
  * with bit 0 set when vmalloc() gave them (cmstat_kvmalloc_node()).
  */
 static DEFINE_XARRAY_FLAGS(cmstat_large_objs, XA_FLAGS_LOCK_IRQ);
-
-static unsigned int cmstat_class_slot(const struct kmem_cache *s)
-{
-	return hash_ptr(s, CMSTAT_CLASS_HASH_BITS);
-}
-
-/* The class whose cache is @s, or -1. */
-static int cmstat_class_of_cache(const struct kmem_cache *s)
-{
-	unsigned int slot = cmstat_class_slot(s);
-
-	for (; cmstat_class_by_cache[slot];
-	     slot = (slot + 1) & ((1 << CMSTAT_CLASS_HASH_BITS) - 1))
-		if (cmstat_class_by_cache[slot] == s)
-			return cmstat_class_of_slot[slot];
-	return -1;
-}
 
 static struct cmstat_cache *cmstat_typed_cache_of(const struct kmem_cache *s)
 {
@@ -208,7 +187,8 @@ int __init cmstat_owner_init(void)
 	unsigned int class, slot;
 
 	for (class = 0; class < CMSTAT_NR_CLASSES; class++) {
-		slot = cmstat_class_slot(cmstat_class_caches[class]);
+		slot = hash_ptr(cmstat_class_caches[class],
+				CMSTAT_CLASS_HASH_BITS);
 		while (cmstat_class_by_cache[slot])
 			slot = (slot + 1) & ((1 << CMSTAT_CLASS_HASH_BITS) - 1);
 		cmstat_class_by_cache[slot] = cmstat_class_caches[class];

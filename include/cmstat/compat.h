@@ -79,17 +79,19 @@ cmstat_kmem_cache_create(const char *name, unsigned int size,
  *
  * A KFENCE object's page records the cache it was allocated from, as a
  * slab's does.  A large kmalloc() (page allocator) is in no slab.  @obj
- * must be valid memory for as long as the answer is used: a live object
- * keeps its slab, and the word, in place.
+ * is what kvfree() takes: memory in the direct map or from vmalloc(), and
+ * valid for as long as the answer is used (a live object keeps its slab,
+ * and the word, in place).  Nothing else is checked, as kfree() checks
+ * nothing: its callers' frees are what this serves, at their cost.
  *
- * Return: the cache, or NULL if @obj is not in a slab (or not in the
- * direct map at all: vmalloc, module data, a stack, ZERO_SIZE_PTR).
+ * Return: the cache, or NULL if @obj is not in a slab (vmalloc()'s
+ * memory, or the page allocator's).
  */
 static inline struct kmem_cache *cmstat_slab_cache_of(const void *obj)
 {
 	struct folio *folio;
 
-	if (!virt_addr_valid(obj))
+	if (is_vmalloc_addr(obj))
 		return NULL;
 	folio = virt_to_folio(obj);
 	if (!folio_test_slab(folio))
