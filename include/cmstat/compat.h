@@ -9,6 +9,7 @@
 #define _CMSTAT_COMPAT_H
 
 #include <linux/mm.h>
+#include <linux/rcupdate.h>
 #include <linux/slab.h>
 #include <linux/version.h>
 
@@ -62,6 +63,15 @@ cmstat_kmem_cache_create(const char *name, unsigned int size,
 					  args->ctor);
 }
 #endif
+
+/*
+ * What kfree_rcu(ptr, rhf) and kfree_rcu_mightsleep(ptr) expand to, by the
+ * names the kernel gives the two forms (the same from 6.1 to 7.x): so that
+ * cmstat_kfree_rcu() works where a module has kfree_rcu() itself defined
+ * as cmstat_kfree_rcu(), whose expansion may not name kfree_rcu again.
+ */
+#define cmstat_kvfree_rcu_2(ptr, rhf)	kvfree_rcu_arg_2(ptr, rhf)
+#define cmstat_kvfree_rcu_1(ptr)	kvfree_rcu_arg_1(ptr)
 
 /**
  * cmstat_slab_cache_of() - the slab cache an object belongs to

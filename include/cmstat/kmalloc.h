@@ -26,6 +26,7 @@
 #include <linux/types.h>
 
 #include <cmstat/alloc.h>
+#include <cmstat/compat.h>
 
 void cmstat_kfree(struct cmstat_heap *heap, const void *obj);
 void cmstat_kfree_sensitive(struct cmstat_heap *heap, const void *obj);
@@ -153,7 +154,7 @@ do {									\
 	typeof(ptr) ___cmstat_p = (ptr);				\
 									\
 	if (___cmstat_p && __cmstat_kfree_deferred(heap, ___cmstat_p))	\
-		kfree_rcu(___cmstat_p, rhf);				\
+		cmstat_kvfree_rcu_2(___cmstat_p, rhf);			\
 } while (0)
 
 /**
@@ -169,7 +170,7 @@ do {									\
 	typeof(ptr) ___cmstat_p = (ptr);				\
 									\
 	if (___cmstat_p && __cmstat_kfree_deferred(heap, ___cmstat_p))	\
-		kfree_rcu_mightsleep(___cmstat_p);			\
+		cmstat_kvfree_rcu_1(___cmstat_p);			\
 } while (0)
 
 #endif /* _CMSTAT_KMALLOC_H */
