@@ -10,7 +10,8 @@
  *
  * A stats file shows one cut, taken when it is opened: everything read
  * through one open file belongs together, and the rows of "stats" sum to
- * its "all" exactly.  Documentation/admin-guide.rst describes the format.
+ * its "all" exactly, as a heap's typed caches sum to its cache_* keys.
+ * Documentation/admin-guide.rst describes the format.
  */
 
 #include <linux/debugfs.h>
@@ -19,8 +20,11 @@
 
 #include "internal.h"
 
-/* First line of every stats file: format name and version. */
-#define CMSTAT_STATS_FORMAT	"cmstat-stats 2"
+/*
+ * First line of every stats file: format name and version.  3 added the
+ * typed-cache table of each record.
+ */
+#define CMSTAT_STATS_FORMAT	"cmstat-stats 3"
 
 static struct dentry *cmstat_debugfs_root;
 static struct dentry *cmstat_debugfs_heaps;
@@ -46,10 +50,36 @@ struct cmstat_view {
 	struct cmstat_heap_stats st;
 };
 
-/* One record: a header line, the key lines, the class table. */
+/*
+ * The typed-cache table: a row per typed cache of the heap, in the order
+ * of its columns; none for the destroyed heaps and all (@caches NULL).
+ */
+static void cmstat_print_caches(struct seq_file *m, const u64 *c, u64 epoch,
+				const struct cmstat_row_cache *caches)
+{
+	char name[CMSTAT_CACHE_NAME_SHOWN];
+	struct cmstat_cache_stats cs;
+	unsigned int col;
+
+	seq_puts(m, "cache_name object_bytes mallocs frees live_objects live_bytes\n");
+	for (col = 0; caches && col < CMSTAT_HEAP_CACHES; col++) {
+		if (!caches[col].size)
+			continue;
+		cmstat_derive_cache(c, col, caches[col].size, epoch, &cs);
+		cmstat_cache_name_show(name, caches[col].name);
+		seq_printf(m, "%s %llu %llu %llu %llu %llu\n", name,
+			   cs.size_bytes, cs.mallocs, cs.frees, cs.live_objects,
+			   cs.live_bytes);
+	}
+}
+
+/*
+ * One record: a header line, the key lines, the class table, the
+ * typed-cache table.
+ */
 static void cmstat_print_record(struct seq_file *m, struct cmstat_view *v,
 				const char *kind, const char *name,
-				const u64 *c)
+				const u64 *c, const struct cmstat_row_cache *caches)
 {
 	struct cmstat_heap_stats *st = &v->st;
 	unsigned int i;
@@ -67,6 +97,7 @@ static void cmstat_print_record(struct seq_file *m, struct cmstat_view *v,
 			   cs->mallocs, cs->frees, cs->live_objects,
 			   cs->size_bytes * cs->live_objects);
 	}
+	cmstat_print_caches(m, c, v->cut->epoch, caches);
 }
 
 static const char * const cmstat_row_kinds[] = {
@@ -119,13 +150,16 @@ static int cmstat_stats_show(struct seq_file *m, void *p)
 			   cut->epoch);
 	} else if (v->rows == CMSTAT_VIEW_HEAP) {
 		row = cmstat_cut_find(cut, v->heap_id);
-		cmstat_print_record(m, v, "heap", row->name, row->c);
+		cmstat_print_record(m, v, "heap", row->name, row->c,
+				    row->caches);
 	} else if (v->rows == CMSTAT_VIEW_EVERYTHING && rec <= cut->nr_rows) {
 		row = &cut->rows[rec - 1];
 		cmstat_print_record(m, v, cmstat_row_kinds[row->kind],
-				    row->name, row->c);
+				    row->name, row->c,
+				    row->kind == CMSTAT_ROW_DESTROYED ?
+				    NULL : row->caches);
 	} else {
-		cmstat_print_record(m, v, "all", "", cut->all);
+		cmstat_print_record(m, v, "all", "", cut->all, NULL);
 	}
 	return 0;
 }

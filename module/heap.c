@@ -235,8 +235,16 @@ int cmstat_heap_add_cache(struct cmstat_heap *heap,
 		cp->cc.mallocs_idx = CMSTAT_HC_CACHE_MALLOCS + col;
 	}
 	mutex_unlock(&cmstat_heaps_lock);
-	if (col < CMSTAT_HEAP_CACHES)
+	if (col < CMSTAT_HEAP_CACHES) {
+		/*
+		 * Best effort, as the heap's own files.  Not under the lock:
+		 * a read of a value file takes it inside sysfs's locks.  The
+		 * heap, and its directory, stay (the client's contract).
+		 */
+		cp->sysfs = cmstat_sysfs_add_cache(hp->sysfs_caches, hp->id, col,
+						   cp->cc.size, cp->name);
 		return 0;
+	}
 	pr_warn_once("heap %s has %u typed caches: no column for cache %s\n",
 		     hp->name, CMSTAT_HEAP_CACHES, cp->name);
 	return -ENOSPC;
@@ -247,6 +255,7 @@ void cmstat_heap_del_cache(struct cmstat_heap *heap,
 			   struct cmstat_cache_priv *cp)
 {
 	struct cmstat_heap_priv *hp = cmstat_heap_priv(heap);
+	struct cmstat_sysfs_cache *sc;
 
 	mutex_lock(&cmstat_heaps_lock);
 	hp->caches[cp->cc.mallocs_idx - CMSTAT_HC_CACHE_MALLOCS] = NULL;
@@ -254,7 +263,36 @@ void cmstat_heap_del_cache(struct cmstat_heap *heap,
 	/* An orphan waiting for its last cache: the next cut releases it. */
 	if (!hp->nr_caches && test_bit(CMSTAT_HEAP_DESTROYED, &hp->flags))
 		cmstat_reap_soon();
+	/* Gone already if the heap was destroyed first. */
+	sc = cp->sysfs;
+	cp->sysfs = NULL;
 	mutex_unlock(&cmstat_heaps_lock);
+	cmstat_sysfs_remove_cache(sc);
+}
+
+/*
+ * A heap's sysfs directory, its typed caches' first.  Not under the lock:
+ * removal waits for the value files' reads, which may take it.
+ */
+static void cmstat_heap_sysfs_remove(struct cmstat_heap_priv *hp)
+{
+	struct cmstat_sysfs_cache *dirs[CMSTAT_HEAP_CACHES] = {};
+	unsigned int col;
+
+	mutex_lock(&cmstat_heaps_lock);
+	for (col = 0; col < CMSTAT_HEAP_CACHES; col++) {
+		if (!hp->caches[col])
+			continue;
+		dirs[col] = hp->caches[col]->sysfs;
+		hp->caches[col]->sysfs = NULL;
+	}
+	mutex_unlock(&cmstat_heaps_lock);
+	for (col = 0; col < CMSTAT_HEAP_CACHES; col++)
+		cmstat_sysfs_remove_cache(dirs[col]);
+	cmstat_sysfs_remove(hp->sysfs_caches);
+	cmstat_sysfs_remove(hp->sysfs);
+	hp->sysfs_caches = NULL;
+	hp->sysfs = NULL;
 }
 
 /*
@@ -477,7 +515,7 @@ struct cmstat_heap *cmstat_heap_create(const char *name)
 	__module_get(THIS_MODULE);
 	/* Files are best effort: a heap works without them. */
 	hp->debugfs = cmstat_debugfs_add_heap(hp->name, hp->id);
-	hp->sysfs = cmstat_sysfs_add_heap(hp->name);
+	hp->sysfs = cmstat_sysfs_add_heap(hp->name, &hp->sysfs_caches);
 	return &hp->heap;
 }
 EXPORT_SYMBOL_GPL(cmstat_heap_create);
@@ -514,9 +552,8 @@ void cmstat_heap_destroy(struct cmstat_heap *heap)
 	}
 	/* Before the name is free: a new heap of that name gets new files. */
 	debugfs_remove(hp->debugfs);
-	cmstat_sysfs_remove(hp->sysfs);
 	hp->debugfs = NULL;
-	hp->sysfs = NULL;
+	cmstat_heap_sysfs_remove(hp);
 
 	mutex_lock(&cmstat_heaps_lock);
 	if (!cmstat_accounting_enabled()) {

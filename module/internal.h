@@ -42,18 +42,22 @@ void *cmstat_alloc_from(struct cmstat_heap *heap, size_t size, gfp_t gfp,
 void cmstat_free_large(struct cmstat_heap *heap, const void *obj,
 		       size_t size);
 
+struct cmstat_sysfs_cache;
+
 /**
  * struct cmstat_cache_priv - a typed cache, as cmstat.ko keeps it
  * @cc: what clients see (include/cmstat/alloc.h)
  * @hash: in owner.c's table of typed caches, by @cc.slab
  * @rcu: frees it after the lookups that may still see it
  * @name: as given to cmstat_cache_create(), cut to fit
+ * @sysfs: its sysfs directory (sysfs.c), or NULL.  Under heap.c's lock.
  */
 struct cmstat_cache_priv {
 	struct cmstat_cache cc;
 	struct hlist_node hash;
 	struct rcu_head rcu;
 	char name[CMSTAT_CACHE_NAME_MAX + 1];
+	struct cmstat_sysfs_cache *sysfs;
 };
 
 static inline struct cmstat_cache_priv *
@@ -137,6 +141,7 @@ enum {
  * @id: unique while cmstat is loaded: finds the heap's row in a cut
  * @debugfs: the heap's debugfs directory, or NULL or an error pointer
  * @sysfs: the heap's sysfs directory, or NULL
+ * @sysfs_caches: its caches/ subdirectory, or NULL
  * @flags: CMSTAT_HEAP_* bits
  * @name: as given to cmstat_heap_create()
  * @caches: its typed caches, by column of its counters; NULL for a free
@@ -151,6 +156,7 @@ struct cmstat_heap_priv {
 	u64 id;
 	struct dentry *debugfs;
 	struct kobject *sysfs;
+	struct kobject *sysfs_caches;
 	unsigned long flags;
 	char name[CMSTAT_HEAP_NAME_MAX + 1];
 	struct cmstat_cache_priv *caches[CMSTAT_HEAP_CACHES];
@@ -262,8 +268,22 @@ struct dentry *cmstat_debugfs_add_heap(const char *name, u64 id);
 /* sysfs.c */
 int __init cmstat_sysfs_init(void);
 void __exit cmstat_sysfs_exit(void);
-struct kobject *cmstat_sysfs_add_heap(const char *name);
+struct kobject *cmstat_sysfs_add_heap(const char *name,
+				      struct kobject **caches);
 void cmstat_sysfs_remove(struct kobject *kobj);
+struct cmstat_sysfs_cache *cmstat_sysfs_add_cache(struct kobject *caches,
+						  u64 heap_id,
+						  unsigned int column,
+						  unsigned int size,
+						  const char *name);
+void cmstat_sysfs_remove_cache(struct cmstat_sysfs_cache *sc);
+
+/*
+ * A typed cache's name as the files show it (cmstat_cache_name_show()):
+ * each byte at most 3 characters, and the NUL.
+ */
+#define CMSTAT_CACHE_NAME_SHOWN	(CMSTAT_CACHE_NAME_MAX * 3 + 1)
+void cmstat_cache_name_show(char *buf, const char *name);
 
 /* debug_free.c: hooks that cost a patched-out branch unless debug_free=1 */
 void __init cmstat_debug_init(bool enable);

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * cmstat sysfs files, under /sys/kernel/cmstat/: epoch, then all/ for all
- * heaps and heaps/<name>/ per heap, one value per file.
+ * heaps and heaps/<name>/ per heap, one value per file, and in the latter
+ * caches/<cache>/ per typed cache of the heap.
  *
  * Every value comes from one cut, the epoch: reading "epoch" gives its
  * number, writing 1 to it takes a new one of every heap at once (jemalloc's
@@ -10,8 +11,10 @@
  * Documentation/ABI/testing/sysfs-kernel-cmstat is the contract.
  */
 
+#include <linux/ctype.h>
 #include <linux/kobject.h>
 #include <linux/slab.h>
+#include <linux/string.h>
 #include <linux/sysfs.h>
 
 #include "internal.h"
@@ -120,16 +123,25 @@ static const struct attribute_group cmstat_stats_group = {
 	.attrs = cmstat_stats_attrs,
 };
 
-static struct kobject *cmstat_stats_dir_add(struct kobject *parent,
-					    const char *name)
+/* parent/name/, with the files of @group. */
+static struct kobject *
+cmstat_stats_dir_add_group(struct kobject *parent, const char *name,
+			   const struct attribute_group *group)
 {
 	struct kobject *kobj = kobject_create_and_add(name, parent);
 
-	if (kobj && sysfs_create_group(kobj, &cmstat_stats_group)) {
+	if (kobj && sysfs_create_group(kobj, group)) {
+		kobject_del(kobj);
 		kobject_put(kobj);
 		kobj = NULL;
 	}
 	return kobj;
+}
+
+static struct kobject *cmstat_stats_dir_add(struct kobject *parent,
+					    const char *name)
+{
+	return cmstat_stats_dir_add_group(parent, name, &cmstat_stats_group);
 }
 
 /*
@@ -146,11 +158,211 @@ void cmstat_sysfs_remove(struct kobject *kobj)
 	kobject_put(kobj);
 }
 
-struct kobject *cmstat_sysfs_add_heap(const char *name)
+/* heaps/<name>/, and in it caches/ (in *@caches, or NULL). */
+struct kobject *cmstat_sysfs_add_heap(const char *name,
+				      struct kobject **caches)
 {
+	struct kobject *kobj;
+
+	*caches = NULL;
 	if (!cmstat_heaps_kobj)
 		return NULL;
-	return cmstat_stats_dir_add(cmstat_heaps_kobj, name);
+	kobj = cmstat_stats_dir_add(cmstat_heaps_kobj, name);
+	if (kobj)
+		*caches = kobject_create_and_add("caches", kobj);
+	return kobj;
+}
+
+/**
+ * cmstat_cache_name_show() - a typed cache's name as cmstat's files show it
+ * @buf: %CMSTAT_CACHE_NAME_SHOWN bytes
+ * @name: the name
+ *
+ * Percent-encoded (RFC 3986): every byte but the ASCII letters and digits,
+ * '_', '-' and '.' as %XX, in upper-case hex.  So the name is one word of
+ * the stats file, a label value needing no escapes, and a file name: the
+ * dots of "." and ".." are encoded too, and the empty name (a string
+ * cannot hold a NUL) is "%00".  Kernel cache names ("ext4_inode_cache",
+ * "kmalloc-rcl-8", "TCP") show as they are.
+ */
+void cmstat_cache_name_show(char *buf, const char *name)
+{
+	bool dots = !strcmp(name, ".") || !strcmp(name, "..");
+	const unsigned char *p = (const unsigned char *)name;
+
+	if (!*p) {
+		strscpy(buf, "%00", CMSTAT_CACHE_NAME_SHOWN);
+		return;
+	}
+	for (; *p; p++) {
+		/* isascii() first: ctype calls Latin-1 0xc0-0xff letters. */
+		if (isascii(*p) && (isalnum(*p) || *p == '_' || *p == '-' ||
+				    (*p == '.' && !dots))) {
+			*buf++ = *p;
+		} else {
+			*buf++ = '%';
+			buf = hex_byte_pack_upper(buf, *p);
+		}
+	}
+	*buf = '\0';
+}
+
+/* The values of a typed cache's directory. */
+enum {
+	CMSTAT_CV_OBJECT_BYTES,
+	CMSTAT_CV_MALLOCS,
+	CMSTAT_CV_FREES,
+	CMSTAT_CV_LIVE_OBJECTS,
+	CMSTAT_CV_LIVE_BYTES,
+	CMSTAT_NR_CACHE_VALUES
+};
+
+static const char * const cmstat_cache_value_names[] = {
+	[CMSTAT_CV_OBJECT_BYTES] = "object_bytes",
+	[CMSTAT_CV_MALLOCS] = "mallocs",
+	[CMSTAT_CV_FREES] = "frees",
+	[CMSTAT_CV_LIVE_OBJECTS] = "live_objects",
+	[CMSTAT_CV_LIVE_BYTES] = "live_bytes",
+};
+
+struct cmstat_cache_value_attr {
+	struct kobj_attribute attr;
+	struct cmstat_sysfs_cache *sc;
+	unsigned int value;
+};
+
+/**
+ * struct cmstat_sysfs_cache - a typed cache's directory
+ * @kobj: heaps/<heap>/caches/<name>/
+ * @heap_id: its heap's id, which finds the heap's row in a cut
+ * @column: the cache's column of the heap's counters
+ * @size: its object size
+ * @name: its name, unencoded
+ * @values: its value files, which find all of the above through @sc
+ * @attrs: those, NULL-terminated
+ * @group: of @attrs
+ *
+ * The value files are the directory's own, freed with it once the
+ * directory is gone (no read runs on them then): the kobject itself stays
+ * a plain one of the kernel's type, as the heaps' directories.
+ */
+struct cmstat_sysfs_cache {
+	struct kobject *kobj;
+	u64 heap_id;
+	unsigned int column;
+	unsigned int size;
+	char name[CMSTAT_CACHE_NAME_MAX + 1];
+	struct cmstat_cache_value_attr values[CMSTAT_NR_CACHE_VALUES];
+	struct attribute *attrs[CMSTAT_NR_CACHE_VALUES + 1];
+	struct attribute_group group;
+};
+
+/* Serializes the directories' creation: two caches of one name. */
+static DEFINE_MUTEX(cmstat_cache_dirs_lock);
+
+/*
+ * From the epoch's cut, as the heap's files: the cache found there in its
+ * column, by its name and size; zeros but the object size if the cut has
+ * not got it (the cut is older than the cache, or than its heap).
+ */
+static ssize_t cmstat_cache_value_show(struct kobject *kobj,
+				       struct kobj_attribute *attr, char *buf)
+{
+	struct cmstat_cache_value_attr *va =
+		container_of(attr, struct cmstat_cache_value_attr, attr);
+	const struct cmstat_sysfs_cache *sc = va->sc;
+	struct cmstat_cache_stats cs = { .size_bytes = sc->size };
+	const struct cmstat_row_cache *rc;
+	const struct cmstat_cut *cut;
+	const struct cmstat_row *row;
+	u64 v[CMSTAT_NR_CACHE_VALUES];
+
+	mutex_lock(&cmstat_epoch_lock);
+	cut = cmstat_epoch_cut;
+	row = cut ? cmstat_cut_find(cut, sc->heap_id) : NULL;
+	rc = row ? &row->caches[sc->column] : NULL;
+	if (rc && rc->size == sc->size && !strcmp(rc->name, sc->name))
+		cmstat_derive_cache(row->c, sc->column, sc->size, cut->epoch,
+				    &cs);
+	mutex_unlock(&cmstat_epoch_lock);
+	v[CMSTAT_CV_OBJECT_BYTES] = cs.size_bytes;
+	v[CMSTAT_CV_MALLOCS] = cs.mallocs;
+	v[CMSTAT_CV_FREES] = cs.frees;
+	v[CMSTAT_CV_LIVE_OBJECTS] = cs.live_objects;
+	v[CMSTAT_CV_LIVE_BYTES] = cs.live_bytes;
+	return sysfs_emit(buf, "%llu\n", v[va->value]);
+}
+
+/**
+ * cmstat_sysfs_add_cache() - a typed cache's directory
+ * @caches: its heap's caches/ directory, or NULL
+ * @heap_id: its heap's id
+ * @column: its column of the heap's counters
+ * @size: its object size
+ * @name: its name
+ *
+ * Named as cmstat_cache_name_show() shows @name.  Best effort, as the
+ * heap's directory: a cache whose name another of the heap's caches has
+ * already gets none (the kernel would warn of the duplicate).  Process
+ * context.
+ *
+ * Return: the directory, for cmstat_sysfs_remove_cache(); or NULL.
+ */
+struct cmstat_sysfs_cache *cmstat_sysfs_add_cache(struct kobject *caches,
+						  u64 heap_id,
+						  unsigned int column,
+						  unsigned int size,
+						  const char *name)
+{
+	char shown[CMSTAT_CACHE_NAME_SHOWN];
+	struct cmstat_sysfs_cache *sc;
+	struct kernfs_node *dup;
+	unsigned int i;
+
+	if (!caches)
+		return NULL;
+	sc = kzalloc(sizeof(*sc), GFP_KERNEL);
+	if (!sc)
+		return NULL;
+	sc->heap_id = heap_id;
+	sc->column = column;
+	sc->size = size;
+	strscpy(sc->name, name, sizeof(sc->name));
+	for (i = 0; i < CMSTAT_NR_CACHE_VALUES; i++) {
+		struct cmstat_cache_value_attr *va = &sc->values[i];
+
+		sysfs_attr_init(&va->attr.attr);
+		va->attr.attr.name = cmstat_cache_value_names[i];
+		va->attr.attr.mode = 0400;
+		va->attr.show = cmstat_cache_value_show;
+		va->sc = sc;
+		va->value = i;
+		sc->attrs[i] = &va->attr.attr;
+	}
+	sc->group.attrs = sc->attrs;
+	cmstat_cache_name_show(shown, sc->name);
+
+	mutex_lock(&cmstat_cache_dirs_lock);
+	dup = sysfs_get_dirent(caches->sd, shown);
+	if (dup)
+		sysfs_put(dup);
+	else
+		sc->kobj = cmstat_stats_dir_add_group(caches, shown, &sc->group);
+	mutex_unlock(&cmstat_cache_dirs_lock);
+	if (!sc->kobj) {
+		kfree(sc);
+		return NULL;
+	}
+	return sc;
+}
+
+/* Remove and free @sc (NULL is a no-op), once no read runs on it. */
+void cmstat_sysfs_remove_cache(struct cmstat_sysfs_cache *sc)
+{
+	if (!sc)
+		return;
+	cmstat_sysfs_remove(sc->kobj);
+	kfree(sc);
 }
 
 static void __init cmstat_value_attrs_init(void)

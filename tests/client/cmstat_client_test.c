@@ -33,7 +33,20 @@
  *		that module's exit does;
  *		"create": create heap "client-new", allocate and free an
  *		object in it (a module's init that takes no snapshot); the
- *		heap goes at unload.
+ *		heap goes at unload;
+ *		"cache_alloc N": allocate N objects from each of two typed
+ *		caches of the heap "client", creating them first if need
+ *		be: "client_obj", of 200-byte objects, and one of 72-byte
+ *		objects whose name needs encoding in cmstat's files,
+ *		CLIENT_ODD_NAME;
+ *		"cache_free N": free the last N allocated from each;
+ *		"cache_destroy": free the rest and destroy both caches (as
+ *		unload does);
+ *		"cache_orphan": create heap "client-corphan" and a typed
+ *		cache "corphan_obj" of it, allocate an object from the
+ *		cache, and destroy the heap first: an orphan that waits for
+ *		its cache;
+ *		"cache_orphan_free": free that object and destroy the cache.
  *	stats	read(): one snapshot of the heap "client", with the
  *		identities cmstat_heap_stats_valid() checks.
  *	softirq	read(): open a task section on this CPU, and inside it run
@@ -63,6 +76,7 @@
 #include <linux/uaccess.h>
 
 #include <cmstat/alloc.h>
+#include <cmstat/cache.h>
 #include <cmstat/counters.h>
 
 static struct cmstat_heap *client_heap, *other_heap, *orphan_heap;
@@ -80,6 +94,26 @@ static size_t kept_size;
 static void *orphans[MAX_ORPHANS];
 static size_t orphan_sizes[MAX_ORPHANS];
 static unsigned int nr_orphans;
+
+/*
+ * The typed caches of "cache_alloc", and the objects allocated from each.
+ * A space, quotes and a percent sign: what cmstat's files encode.
+ */
+#define CLIENT_ODD_NAME	"client \"odd\" 50%"
+#define NR_CACHES	2
+#define MAX_CACHE_OBJS	256
+static const char * const cache_names[NR_CACHES] = {
+	"client_obj", CLIENT_ODD_NAME
+};
+
+static const unsigned int cache_sizes[NR_CACHES] = { 200, 72 };
+static struct cmstat_cache *caches[NR_CACHES];
+static void *cache_objs[NR_CACHES][MAX_CACHE_OBJS];
+static unsigned int nr_cache_objs;	/* in each cache */
+
+/* "cache_orphan": the cache of the destroyed heap, and its object. */
+static struct cmstat_cache *corphan_cache;
+static void *corphan_obj;
 
 /*
  * The section "open" left open, the thread that runs it on its CPU, and
@@ -703,6 +737,104 @@ static int misuse_create(void)
 	return p ? 0 : -ENOMEM;
 }
 
+/* A constructor: no slab allocator merges the cache with another. */
+static void cache_ctor(void *obj)
+{
+}
+
+static void cache_free(unsigned int n)
+{
+	unsigned int i;
+
+	while (n--) {
+		nr_cache_objs--;
+		for (i = 0; i < NR_CACHES; i++)
+			cmstat_cache_free(caches[i], cache_objs[i][nr_cache_objs]);
+	}
+}
+
+static int cache_alloc(unsigned int n)
+{
+	unsigned int i;
+
+	if (n > MAX_CACHE_OBJS - nr_cache_objs)
+		return -EINVAL;
+	for (i = 0; i < NR_CACHES; i++) {
+		if (caches[i])
+			continue;
+		caches[i] = cmstat_cache_create(client_heap, cache_names[i],
+						cache_sizes[i], 0, 0,
+						cache_ctor);
+		if (!caches[i])
+			return -ENOMEM;
+	}
+	while (n--) {
+		for (i = 0; i < NR_CACHES; i++) {
+			cache_objs[i][nr_cache_objs] =
+				cmstat_cache_alloc(caches[i], GFP_KERNEL);
+			if (!cache_objs[i][nr_cache_objs]) {
+				while (i--)
+					cmstat_cache_free(caches[i],
+							  cache_objs[i][nr_cache_objs]);
+				return -ENOMEM;
+			}
+		}
+		nr_cache_objs++;
+	}
+	return 0;
+}
+
+static int cache_cmd_free(unsigned int n)
+{
+	if (n > nr_cache_objs)
+		return -EINVAL;
+	cache_free(n);
+	return 0;
+}
+
+static void cache_destroy(void)
+{
+	unsigned int i;
+
+	cache_free(nr_cache_objs);
+	for (i = 0; i < NR_CACHES; i++) {
+		cmstat_cache_destroy(caches[i]);
+		caches[i] = NULL;
+	}
+}
+
+static int cache_orphan(void)
+{
+	struct cmstat_heap *heap;
+
+	if (corphan_cache)
+		return -EBUSY;
+	heap = cmstat_heap_create("client-corphan");
+	if (IS_ERR(heap))
+		return PTR_ERR(heap);
+	corphan_cache = cmstat_cache_create(heap, "corphan_obj", 96, 0, 0,
+					    cache_ctor);
+	corphan_obj = corphan_cache ?
+		      cmstat_cache_alloc(corphan_cache, GFP_KERNEL) : NULL;
+	if (!corphan_obj) {
+		cmstat_cache_destroy(corphan_cache);
+		corphan_cache = NULL;
+		cmstat_heap_destroy(heap);
+		return -ENOMEM;
+	}
+	/* Before its cache: the heap stays, an orphan, until it goes. */
+	cmstat_heap_destroy(heap);
+	return 0;
+}
+
+static void cache_orphan_free(void)
+{
+	cmstat_cache_free(corphan_cache, corphan_obj);
+	cmstat_cache_destroy(corphan_cache);
+	corphan_cache = NULL;
+	corphan_obj = NULL;
+}
+
 static int misuse_run(char *cmd)
 {
 	unsigned int n = 0;
@@ -737,6 +869,22 @@ static int misuse_run(char *cmd)
 		return misuse_cycle_destroy();
 	if (!strcmp(cmd, "create"))
 		return misuse_create();
+	if (!strcmp(cmd, "cache_alloc"))
+		return cache_alloc(n);
+	if (!strcmp(cmd, "cache_free"))
+		return cache_cmd_free(n);
+	if (!strcmp(cmd, "cache_destroy")) {
+		cache_destroy();
+		return 0;
+	}
+	if (!strcmp(cmd, "cache_orphan"))
+		return cache_orphan();
+	if (!strcmp(cmd, "cache_orphan_free")) {
+		if (!corphan_cache)
+			return -EINVAL;
+		cache_orphan_free();
+		return 0;
+	}
 	return -EINVAL;
 }
 
@@ -800,6 +948,9 @@ static void __exit client_exit(void)
 	cmstat_heap_destroy(new_heap);
 	/* Its leaked sections wrote it once, and will not again. */
 	cmstat_counters_free(leak_set);
+	cache_destroy();
+	if (corphan_cache)
+		cache_orphan_free();
 	cmstat_free(client_heap, kept_buf, kept_size);
 	cmstat_heap_destroy(other_heap);
 	cmstat_heap_destroy(client_heap);
