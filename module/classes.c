@@ -283,11 +283,15 @@ int __init cmstat_classes_init(void)
 		 * The whole object is a usercopy region, as in kmalloc's
 		 * caches: drivers copy_{to,from}_user() their buffers, and
 		 * hardened usercopy (on in Debian's kernels) kills a copy
-		 * from a cache without one.
+		 * from a cache without one.  Never merged: a free without a
+		 * size knows the class by the cache (owner.c), and without
+		 * hardened usercopy the region alone would not keep
+		 * kmalloc-8 out of cmstat-8.
 		 */
 		cache = kmem_cache_create_usercopy(class_cache_names[class],
-						   size, align, 0, 0, size,
-						   NULL);
+						   size, align,
+						   CMSTAT_SLAB_NO_MERGE, 0,
+						   size, NULL);
 		if (!cache) {
 			pr_err("cannot create cache %s\n",
 			       class_cache_names[class]);
