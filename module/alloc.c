@@ -171,13 +171,34 @@ void *cmstat_alloc_from(struct cmstat_heap *heap, size_t size, gfp_t gfp,
 					   gfp);
 	}
 	obj = size <= CMSTAT_ALLOC_MAX ? kmalloc_node(size, gfp, node) : NULL;
-	if (obj && cmstat_large_record(obj, size, false, gfp)) {
-		kfree(obj);
+	return cmstat_large_done(heap, obj, size, false, gfp, how);
+}
+
+/**
+ * cmstat_large_done() - the end of a large allocation
+ * @heap: the heap
+ * @obj: what the page allocator or vmalloc() gave, or NULL
+ * @size: the bytes asked for
+ * @vmalloc: whether vmalloc() gave it: it then holds whole pages, not a
+ *	power-of-two block of them
+ * @gfp: the allocation's flags
+ * @how: CMSTAT_AF_QUIET not to count a failure
+ *
+ * Records @obj for the frees without a size, tracks it with
+ * debug_free=1, and counts it; if any of that fails, frees it.
+ *
+ * Return: @obj, or NULL.
+ */
+void *cmstat_large_done(struct cmstat_heap *heap, void *obj, size_t size,
+			bool vmalloc, gfp_t gfp, unsigned int how)
+{
+	if (obj && cmstat_large_record(obj, size, vmalloc, gfp)) {
+		kvfree(obj);
 		obj = NULL;
 	}
 	if (obj && cmstat_debug_track(heap, obj, size, gfp)) {
 		cmstat_large_forget(obj);
-		kfree(obj);
+		kvfree(obj);
 		obj = NULL;
 	}
 	if (!obj) {
@@ -187,7 +208,8 @@ void *cmstat_alloc_from(struct cmstat_heap *heap, size_t size, gfp_t gfp,
 	}
 	cmstat_account(heap, CMSTAT_HC_LARGE_MALLOCS,
 		       CMSTAT_HC_REQUESTED_ALLOC_BYTES, size,
-		       CMSTAT_HC_LARGE_ALLOC_BYTES, cmstat_alloc_held_bytes(size));
+		       CMSTAT_HC_LARGE_ALLOC_BYTES,
+		       vmalloc ? PAGE_ALIGN(size) : cmstat_alloc_held_bytes(size));
 	return obj;
 }
 
@@ -227,7 +249,8 @@ void *__cmstat_kmalloc(struct cmstat_heap *heap, size_t size, gfp_t gfp)
 EXPORT_SYMBOL_GPL(__cmstat_kmalloc);
 
 /* Free a large allocation of @size, found cmstat's, and count it. */
-void cmstat_free_large(struct cmstat_heap *heap, const void *obj, size_t size)
+static void cmstat_free_large(struct cmstat_heap *heap, const void *obj,
+			      size_t size)
 {
 	cmstat_large_forget(obj);
 	kfree(obj);

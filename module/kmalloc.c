@@ -231,23 +231,7 @@ void *cmstat_kvmalloc_node(struct cmstat_heap *heap, size_t size, gfp_t gfp,
 		}
 	}
 	obj = size <= INT_MAX ? __vmalloc(size, gfp) : NULL;
-	if (obj && cmstat_large_record(obj, size, true, gfp)) {
-		vfree(obj);
-		obj = NULL;
-	}
-	if (obj && cmstat_debug_track(heap, obj, size, gfp)) {
-		cmstat_large_forget(obj);
-		vfree(obj);
-		obj = NULL;
-	}
-	if (!obj) {
-		__cmstat_alloc_failed(heap);
-		return NULL;
-	}
-	cmstat_account(heap, CMSTAT_HC_LARGE_MALLOCS,
-		       CMSTAT_HC_REQUESTED_ALLOC_BYTES, size,
-		       CMSTAT_HC_LARGE_ALLOC_BYTES, PAGE_ALIGN(size));
-	return obj;
+	return cmstat_large_done(heap, obj, size, true, gfp, 0);
 }
 EXPORT_SYMBOL_GPL(cmstat_kvmalloc_node);
 
