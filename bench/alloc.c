@@ -8,7 +8,7 @@
  * more or less: cmstat with GFP_ATOMIC, cmstat with a size known only at
  * run time, the raw cache freed with kfree(), as cmstat frees; a typed
  * cache of the same geometry as the raw cache; and cmstat_kmalloc() freed
- * by the unsized cmstat_kfree(), beside kmalloc() and kfree().
+ * by the unsized cmstat_kfree(), to set beside the main table's kmalloc().
  */
 
 #include <linux/compiler.h>
@@ -249,9 +249,6 @@ static int time_extra(struct alloc_case *c, const struct pairs_size *ps,
 	if (!err)
 		err = time_pairs(c, "alloc_extra", "kmem_cache_kfree", ps->fn,
 				 PAIR_CACHE_KFREE, iters);
-	if (!err)
-		err = time_pairs(c, "alloc_extra", "kmem_cache", ps->fn,
-				 PAIR_CACHE, iters);
 	kmem_cache_destroy(c->cache);
 	/* The raw cache's geometry: its alignment and usercopy region. */
 	c->typed = cmstat_cache_create_usercopy(c->heap, "cmstat_bench_typed",
@@ -265,9 +262,6 @@ static int time_extra(struct alloc_case *c, const struct pairs_size *ps,
 	if (!err)
 		err = time_pairs(c, "alloc_extra", "cmstat_kmalloc_kfree",
 				 ps->fn, PAIR_CMSTAT_UNSIZED, iters);
-	if (!err)
-		err = time_pairs(c, "alloc_extra", "kmalloc", ps->fn,
-				 PAIR_KMALLOC, iters);
 	return err;
 }
 

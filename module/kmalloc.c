@@ -105,9 +105,9 @@ static void cmstat_kfree_from(struct cmstat_heap *heap, const void *obj,
  * large allocation by its recorded size.  Memory cmstat did not allocate
  * (a string the kernel kstrdup()ed, another module's kmalloc()) is freed
  * and counted nowhere; with debug_free=1, cmstat says so once, naming the
- * caller.  Objects of cmstat_alloc() are better freed with cmstat_free():
- * their requested bytes were counted exactly, and this frees their whole
- * class.  Any context.
+ * caller.  Objects of cmstat_alloc() are freed with cmstat_free(): their
+ * requested bytes were counted exactly, and this would give back their
+ * whole class.  Any context.
  */
 void cmstat_kfree(struct cmstat_heap *heap, const void *obj)
 {
@@ -143,19 +143,6 @@ void cmstat_kfree_sensitive(struct cmstat_heap *heap, const void *obj)
 	cmstat_kfree_from(heap, obj, true, _RET_IP_);
 }
 EXPORT_SYMBOL_GPL(cmstat_kfree_sensitive);
-
-/**
- * cmstat_kvfree() - free memory from cmstat_kvmalloc(), or any
- * @heap: the heap it was allocated from
- * @obj: the memory, or NULL
- *
- * kvfree() for a heap: cmstat_kfree(), which frees vmalloc()'s memory too.
- */
-void cmstat_kvfree(struct cmstat_heap *heap, const void *obj)
-{
-	cmstat_kfree_from(heap, obj, false, _RET_IP_);
-}
-EXPORT_SYMBOL_GPL(cmstat_kvfree);
 
 /**
  * __cmstat_kfree_deferred() - count a free that kfree_rcu() will do

@@ -36,7 +36,6 @@
  * allocator too).
  */
 #ifdef kmem_cache_create
-#define CMSTAT_HAVE_KMEM_CACHE_ARGS	1
 #define cmstat_kmem_cache_args	kmem_cache_args
 
 static inline struct kmem_cache *

@@ -30,7 +30,6 @@
 
 void cmstat_kfree(struct cmstat_heap *heap, const void *obj);
 void cmstat_kfree_sensitive(struct cmstat_heap *heap, const void *obj);
-void cmstat_kvfree(struct cmstat_heap *heap, const void *obj);
 bool __cmstat_kfree_deferred(struct cmstat_heap *heap, const void *obj);
 void *__must_check cmstat_krealloc(struct cmstat_heap *heap, const void *obj,
 				   size_t new_size, gfp_t gfp)
@@ -136,6 +135,18 @@ static inline __alloc_size(2) void *
 cmstat_kvmalloc(struct cmstat_heap *heap, size_t size, gfp_t gfp)
 {
 	return cmstat_kvmalloc_node(heap, size, gfp, NUMA_NO_NODE);
+}
+
+/**
+ * cmstat_kvfree() - free memory from cmstat_kvmalloc(), or any
+ * @heap: the heap it was allocated from
+ * @obj: the memory, or NULL
+ *
+ * kvfree() for a heap: cmstat_kfree(), which frees vmalloc()'s memory too.
+ */
+static inline void cmstat_kvfree(struct cmstat_heap *heap, const void *obj)
+{
+	cmstat_kfree(heap, obj);
 }
 
 /**
