@@ -83,11 +83,24 @@ build_mutant() {
 		cp "$dir/kunit/cmstat_kunit.ko" "$dir/cmstat_kunit_mutant.ko"
 }
 
-# modules_of NAME: the modules of the tree built as NAME, for a VM.
+# build_adopted NAME KDIR MODDIR: the in-tree modules of the adoption
+# check (scripts/adopt-build.sh), built against KDIR and the tree built as
+# NAME, in $BUILDDIR/NAME-adopt; MODDIR has the kernel's modules.
+build_adopted() {
+	local out=$BUILDDIR/$1-adopt ok=1
+	bash "$CMSTAT_ROOT/scripts/adopt-build.sh" "$KSRC" "$2" "$3" "$BUILDDIR/$1" \
+		"$out" >/dev/null 2>"$out.log" || ok=0
+	[ "$ok" = 1 ] || ktap_diag "$(cat "$out.log"; grep -ihE 'warning:|error:' "$out"/*.log | head -n 20)"
+	ktap_result "$1 adopted ext2 and null_blk" "$ok" "logs $out/*.log"
+}
+
+# modules_of NAME: the modules of the tree built as NAME, for a VM, and
+# what the adoption check needs.
 modules_of() {
 	local t=$BUILDDIR/$1
 	ls "$t"/module/*.ko "$t"/samples/client/*.ko "$t"/tests/client/*.ko \
-		"$t"/bench/*.ko "$t"/kunit/*.ko "$BUILDDIR/$1-mutant"/*_mutant.ko 2>/dev/null
+		"$t"/bench/*.ko "$t"/kunit/*.ko "$BUILDDIR/$1-mutant"/*_mutant.ko \
+		"$t-adopt"/*.ko "$t-adopt"/sections "$t-adopt"/adopt-deps 2>/dev/null
 }
 
 # test_kernel_vms FLAVOUR VMS: the test kernel FLAVOUR, our modules built
@@ -100,6 +113,7 @@ test_kernel_vms() {
 	if [ "$flavour" = debug ]; then
 		build_modules debug "$kdir" C=2
 		build_mutant debug "$kdir" C=2
+		build_adopted debug "$kdir" "$kdir"
 	else
 		build_modules "$flavour" "$kdir"
 	fi
@@ -147,6 +161,8 @@ builds_and_vms() {
 	abi61=$(stock_abi 6.1) abi612=$(stock_abi 6.12)
 	build_modules "stock-$abi61" "/usr/src/linux-headers-$abi61"
 	build_modules "stock-$abi612" "/usr/src/linux-headers-$abi612"
+	build_adopted "stock-$abi612" "/usr/src/linux-headers-$abi612" \
+		"$(stock_kernel_dir "$abi612")/lib/modules/$abi612"
 	DEB_KOS=()
 	stock_vm "stock-$abi61" x86_64 \
 		"$(stock_kernel_dir "$abi61")/boot/vmlinuz-$abi61" "$SMP"

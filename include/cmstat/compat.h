@@ -36,6 +36,7 @@
  * allocator too).
  */
 #ifdef kmem_cache_create
+#define CMSTAT_HAVE_KMEM_CACHE_ARGS
 #define cmstat_kmem_cache_args	kmem_cache_args
 
 static inline struct kmem_cache *
@@ -71,6 +72,14 @@ cmstat_kmem_cache_create(const char *name, unsigned int size,
  */
 #define cmstat_kvfree_rcu_2(ptr, rhf)	kvfree_rcu_arg_2(ptr, rhf)
 #define cmstat_kvfree_rcu_1(ptr)	kvfree_rcu_arg_1(ptr)
+
+/*
+ * <net/hotdata.h> (6.9) holds the kernel's skbuff caches, which
+ * cmstat/adopt.h must see before it renames struct kmem_cache.
+ */
+#if KERNEL_VERSION(6, 9, 0) <= LINUX_VERSION_CODE
+#define CMSTAT_HAVE_NET_HOTDATA
+#endif
 
 /**
  * cmstat_slab_cache_of() - the slab cache an object belongs to

@@ -1,0 +1,439 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * cmstat/adopt.h - a whole module's allocations on a heap of its own, with
+ * one line in its Kbuild file:
+ *
+ *	ccflags-y += -I$(CMSTAT_INCLUDE) -include cmstat/adopt.h -DCMSTAT_ADOPT_HEAP=NAME
+ *
+ * Force-included ahead of every file of the module, it routes the
+ * kmalloc() family, kfree_rcu() and the kmem_cache_*() calls of the
+ * module's own code to cmstat, on the heap NAME, which exists from before
+ * the module's init function to after its exit function.  How it does it,
+ * in order:
+ *
+ *  1. the kernel headers that declare allocators, or inlines that allocate
+ *     or free the kernel's own memory, or hold struct kmem_cache pointers
+ *     of the kernel's, are included first, with their kernel meaning:
+ *     their include guards keep the module's own #includes from reading
+ *     them again;
+ *  2. the kernel entry points the module may still need for the kernel's
+ *     caches (__getname()'s names_cachep) are kept in inline functions:
+ *     once a name is #undef'd, nothing can reach it;
+ *  3. the token kmem_cache becomes cmstat_cache, so that the module's
+ *     "struct kmem_cache *foo_cachep" holds a typed cache of cmstat's.  The
+ *     kernel's declarations from 1. keep struct kmem_cache, so handing one
+ *     of the module's caches to a kernel function that takes a kmem_cache
+ *     (mempool_create_slab_pool(), say) does not compile, rather than
+ *     miscount;
+ *  4. each allocator name is defined to its cmstat_*() counterpart on the
+ *     module's heap.  kmem_cache_alloc() and kmem_cache_free() pick the
+ *     kernel's or cmstat's by the cache pointer's type;
+ *  5. module_init() and module_exit() are wrapped: the heap is created
+ *     before the module's init function and destroyed after its exit
+ *     function and an rcu_barrier(), which kfree_rcu() needs.
+ *
+ * Documentation/allocator.rst, "Adopting a module", says what is routed
+ * and what is not.
+ */
+#ifndef _CMSTAT_ADOPT_H
+#define _CMSTAT_ADOPT_H
+
+#ifndef CMSTAT_ADOPT_HEAP
+#error "cmstat/adopt.h needs -DCMSTAT_ADOPT_HEAP=<the heap's name>"
+#endif
+
+/* 1. */
+#include <linux/bio.h>
+#include <linux/blkdev.h>
+#include <linux/bpf.h>
+#include <linux/bpfptr.h>
+#include <linux/fault-inject.h>
+#include <linux/fs.h>
+#include <linux/generic-radix-tree.h>
+#include <linux/init.h>
+#include <linux/kernel.h>
+#include <linux/kmsan.h>
+#include <linux/list_lru.h>
+#include <linux/memcontrol.h>
+#include <linux/mempool.h>
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/perf_event.h>
+#include <linux/pid_namespace.h>
+#include <linux/posix_acl.h>
+#include <linux/rcupdate.h>
+#include <linux/sbitmap.h>
+#include <linux/slab.h>
+#include <linux/sockptr.h>
+#include <linux/string.h>
+#include <linux/stringify.h>
+#include <linux/uaccess.h>
+#include <asm/sections.h>
+#include <crypto/aead.h>
+#include <crypto/hash.h>
+#ifdef CONFIG_NET
+#include <linux/tcp.h>
+#include <net/dst_ops.h>
+#include <net/fib_rules.h>
+#include <net/inet_frag.h>
+#include <net/ip.h>
+#include <net/ipv6.h>
+#include <net/request_sock.h>
+#include <net/sock.h>
+#include <net/timewait_sock.h>
+#include <net/xfrm.h>
+#endif
+
+#include <cmstat/alloc.h>
+#include <cmstat/cache.h>
+#include <cmstat/compat.h>
+#include <cmstat/kmalloc.h>
+
+#if defined(CONFIG_NET) && defined(CMSTAT_HAVE_NET_HOTDATA)
+#include <net/hotdata.h>
+#endif
+
+/* 2. */
+static __always_inline void *
+__cmstat_kernel_cache_alloc(struct kmem_cache *s, gfp_t gfp)
+{
+	return kmem_cache_alloc(s, gfp);
+}
+
+static __always_inline void *
+__cmstat_kernel_cache_alloc_node(struct kmem_cache *s, gfp_t gfp, int node)
+{
+	return kmem_cache_alloc_node(s, gfp, node);
+}
+
+static __always_inline void *
+__cmstat_kernel_cache_alloc_lru(struct kmem_cache *s, struct list_lru *lru,
+				gfp_t gfp)
+{
+	return kmem_cache_alloc_lru(s, lru, gfp);
+}
+
+static __always_inline void
+__cmstat_kernel_cache_free(struct kmem_cache *s, void *obj)
+{
+	kmem_cache_free(s, obj);
+}
+
+/*
+ * kmem_cache_FN(cache, ...): cmstat_cache_FN() for one of the module's
+ * caches, the kernel's for the kernel's (by the pointer's type, which 3.
+ * below makes a struct cmstat_cache for the module's).
+ */
+#define __cmstat_adopt_cache_call(fn, cache, ...)			\
+	(__builtin_choose_expr(__builtin_types_compatible_p(typeof(cache), \
+							   struct cmstat_cache *), \
+			       cmstat_##fn, __cmstat_kernel_##fn)	\
+	 (cache, __VA_ARGS__))
+
+/* 5., and the heap every name of 4. allocates from. */
+extern struct cmstat_heap *__cmstat_adopt_heap;
+#define __CMSTAT_ADOPT_H	(__cmstat_adopt_heap)
+
+/* Before the module's init and after a failed one, as after its exit. */
+static inline void __cmstat_adopt_heap_end(void)
+{
+	rcu_barrier();	/* the kfree_rcu()s: counted, not yet freed */
+	cmstat_heap_destroy(__cmstat_adopt_heap);
+}
+
+static inline int __cmstat_adopt_init(int (*initfn)(void))
+{
+	struct cmstat_heap *heap;
+	int ret;
+
+	heap = cmstat_heap_create(__stringify(CMSTAT_ADOPT_HEAP));
+	if (IS_ERR(heap))
+		return PTR_ERR(heap);
+	__cmstat_adopt_heap = heap;
+	ret = initfn();
+	if (ret)
+		__cmstat_adopt_heap_end();
+	return ret;
+}
+
+static inline void __cmstat_adopt_exit(void (*exitfn)(void))
+{
+	exitfn();
+	__cmstat_adopt_heap_end();
+}
+
+/*
+ * What <linux/module.h>'s module_init() and module_exit() make of a
+ * module's functions (the same from 6.1 to 7.x), made of wrappers that
+ * create the heap first and destroy it last.
+ */
+#undef module_init
+#define module_init(initfn)						\
+	struct cmstat_heap *__cmstat_adopt_heap;			\
+	static int __init __cmstat_adopt_##initfn(void)			\
+	{								\
+		return __cmstat_adopt_init(initfn);			\
+	}								\
+	static inline initcall_t __maybe_unused __inittest(void)	\
+	{								\
+		return __cmstat_adopt_##initfn;				\
+	}								\
+	__copy(__cmstat_adopt_##initfn)					\
+		__alias(__cmstat_adopt_##initfn) int init_module(void);	\
+	___ADDRESSABLE(init_module, __initdata)
+
+#undef module_exit
+#define module_exit(exitfn)						\
+	static void __exit __cmstat_adopt_##exitfn(void)		\
+	{								\
+		__cmstat_adopt_exit(exitfn);				\
+	}								\
+	static inline exitcall_t __maybe_unused __exittest(void)	\
+	{								\
+		return __cmstat_adopt_##exitfn;				\
+	}								\
+	__copy(__cmstat_adopt_##exitfn)					\
+		__alias(__cmstat_adopt_##exitfn) void cleanup_module(void); \
+	___ADDRESSABLE(cleanup_module, __exitdata)
+
+/* 3. */
+#define kmem_cache cmstat_cache
+
+/* 4. The kmalloc() family. */
+#undef kmalloc
+#define kmalloc(size, gfp)	cmstat_kmalloc(__CMSTAT_ADOPT_H, size, gfp)
+#undef kzalloc
+#define kzalloc(size, gfp)	cmstat_kzalloc(__CMSTAT_ADOPT_H, size, gfp)
+#undef kmalloc_node
+#define kmalloc_node(size, gfp, node)					\
+	cmstat_kmalloc_node(__CMSTAT_ADOPT_H, size, gfp, node)
+#undef kzalloc_node
+#define kzalloc_node(size, gfp, node)					\
+	cmstat_kmalloc_node(__CMSTAT_ADOPT_H, size, (gfp) | __GFP_ZERO, node)
+#undef kmalloc_array
+#define kmalloc_array(n, size, gfp)					\
+	cmstat_kmalloc_array(__CMSTAT_ADOPT_H, n, size, gfp)
+#undef kcalloc
+#define kcalloc(n, size, gfp)	cmstat_kcalloc(__CMSTAT_ADOPT_H, n, size, gfp)
+#undef kmalloc_array_node
+#define kmalloc_array_node(n, size, gfp, node)				\
+	cmstat_kmalloc_node(__CMSTAT_ADOPT_H, size_mul(n, size), gfp, node)
+#undef kcalloc_node
+#define kcalloc_node(n, size, gfp, node)				\
+	kmalloc_array_node(n, size, (gfp) | __GFP_ZERO, node)
+#undef kmalloc_track_caller
+#define kmalloc_track_caller(size, gfp)					\
+	cmstat_kmalloc(__CMSTAT_ADOPT_H, size, gfp)
+#undef krealloc
+#define krealloc(obj, size, gfp)					\
+	cmstat_krealloc(__CMSTAT_ADOPT_H, obj, size, gfp)
+#undef krealloc_array
+#define krealloc_array(obj, n, size, gfp)				\
+	cmstat_krealloc(__CMSTAT_ADOPT_H, obj, size_mul(n, size), gfp)
+#undef kfree
+#define kfree(obj)		cmstat_kfree(__CMSTAT_ADOPT_H, obj)
+#undef kfree_sensitive
+#define kfree_sensitive(obj)	cmstat_kfree_sensitive(__CMSTAT_ADOPT_H, obj)
+#undef kvmalloc
+#define kvmalloc(size, gfp)	cmstat_kvmalloc(__CMSTAT_ADOPT_H, size, gfp)
+#undef kvzalloc
+#define kvzalloc(size, gfp)						\
+	cmstat_kvmalloc(__CMSTAT_ADOPT_H, size, (gfp) | __GFP_ZERO)
+#undef kvmalloc_node
+#define kvmalloc_node(size, gfp, node)					\
+	cmstat_kvmalloc_node(__CMSTAT_ADOPT_H, size, gfp, node)
+#undef kvzalloc_node
+#define kvzalloc_node(size, gfp, node)					\
+	cmstat_kvmalloc_node(__CMSTAT_ADOPT_H, size, (gfp) | __GFP_ZERO, node)
+#undef kvmalloc_array
+#define kvmalloc_array(n, size, gfp)					\
+	cmstat_kvmalloc(__CMSTAT_ADOPT_H, size_mul(n, size), gfp)
+#undef kvcalloc
+#define kvcalloc(n, size, gfp)						\
+	cmstat_kvmalloc(__CMSTAT_ADOPT_H, size_mul(n, size), (gfp) | __GFP_ZERO)
+#undef kvfree
+#define kvfree(obj)		cmstat_kvfree(__CMSTAT_ADOPT_H, obj)
+#undef kstrdup
+#define kstrdup(s, gfp)		cmstat_kstrdup(__CMSTAT_ADOPT_H, s, gfp)
+#undef kstrndup
+#define kstrndup(s, max, gfp)	cmstat_kstrndup(__CMSTAT_ADOPT_H, s, max, gfp)
+#undef kmemdup
+#define kmemdup(src, len, gfp)	cmstat_kmemdup(__CMSTAT_ADOPT_H, src, len, gfp)
+#undef kmemdup_array
+#define kmemdup_array(src, n, size, gfp)				\
+	cmstat_kmemdup(__CMSTAT_ADOPT_H, src, size_mul(n, size), gfp)
+#undef kasprintf
+#define kasprintf(gfp, ...)	cmstat_kasprintf(__CMSTAT_ADOPT_H, gfp, __VA_ARGS__)
+#undef kvasprintf
+#define kvasprintf(gfp, fmt, ap)					\
+	cmstat_kvasprintf(__CMSTAT_ADOPT_H, gfp, fmt, ap)
+
+/* A string in the kernel's .rodata is not copied, as kstrdup_const(). */
+static inline const char *__cmstat_adopt_kstrdup_const(const char *s,
+						       gfp_t gfp)
+{
+	if (is_kernel_rodata((unsigned long)s))
+		return s;
+	return cmstat_kstrdup(__CMSTAT_ADOPT_H, s, gfp);
+}
+
+static inline void __cmstat_adopt_kfree_const(const void *obj)
+{
+	if (!is_kernel_rodata((unsigned long)obj))
+		cmstat_kfree(__CMSTAT_ADOPT_H, obj);
+}
+
+#undef kstrdup_const
+#define kstrdup_const(s, gfp)	__cmstat_adopt_kstrdup_const(s, gfp)
+#undef kfree_const
+#define kfree_const(obj)	__cmstat_adopt_kfree_const(obj)
+
+/* memdup_user(): memory the module kfree()s, so the heap's. */
+static inline void *__cmstat_adopt_memdup_user(const void __user *src,
+					       size_t len)
+{
+	void *obj = cmstat_kmalloc(__CMSTAT_ADOPT_H, len,
+				   GFP_USER | __GFP_NOWARN);
+
+	if (!obj)
+		return ERR_PTR(-ENOMEM);
+	if (copy_from_user(obj, src, len)) {
+		cmstat_kfree(__CMSTAT_ADOPT_H, obj);
+		return ERR_PTR(-EFAULT);
+	}
+	return obj;
+}
+
+#undef memdup_user
+#define memdup_user(src, len)	__cmstat_adopt_memdup_user(src, len)
+
+/*
+ * kvrealloc()'s signature changed in 6.12, and the kernel's would free a
+ * heap's object uncounted: a module that calls it does not build.
+ */
+#undef kvrealloc
+#define kvrealloc(...)							\
+	({ BUILD_BUG_ON_MSG(1, "cmstat/adopt.h does not route kvrealloc()"); NULL; })
+
+/*
+ * Scope-based cleanup: __free(kfree) pastes the name __free_kfree, which
+ * the kfree() above never sees.
+ */
+static inline void __cmstat_adopt_free_scoped(void *obj)
+{
+	if (!IS_ERR_OR_NULL(obj))
+		cmstat_kfree(__CMSTAT_ADOPT_H, obj);
+}
+
+DEFINE_FREE(cmstat_adopt_kfree, void *, __cmstat_adopt_free_scoped(_T))
+#define __free_kfree		__free_cmstat_adopt_kfree
+#define __free_kvfree		__free_cmstat_adopt_kfree
+
+/*
+ * kfree_rcu(ptr, rhf) and, as 6.1 still has it, kfree_rcu(ptr):
+ * cmstat_kfree_rcu() expands to the kernel's own two forms by the names
+ * compat.h gives them, never to kfree_rcu, which would stay unexpanded
+ * inside its own expansion.
+ */
+#define __cmstat_adopt_kfree_rcu_2(ptr, rhf)				\
+	cmstat_kfree_rcu(__CMSTAT_ADOPT_H, ptr, rhf)
+#define __cmstat_adopt_kfree_rcu_1(ptr)					\
+	cmstat_kfree_rcu_mightsleep(__CMSTAT_ADOPT_H, ptr)
+#undef kfree_rcu
+#define kfree_rcu(...)							\
+	CONCATENATE(__cmstat_adopt_kfree_rcu_, COUNT_ARGS(__VA_ARGS__))(__VA_ARGS__)
+#undef kvfree_rcu
+#define kvfree_rcu(...)		kfree_rcu(__VA_ARGS__)
+#undef kfree_rcu_mightsleep
+#define kfree_rcu_mightsleep(ptr)	__cmstat_adopt_kfree_rcu_1(ptr)
+#undef kvfree_rcu_mightsleep
+#define kvfree_rcu_mightsleep(ptr)	__cmstat_adopt_kfree_rcu_1(ptr)
+
+/*
+ * 4. kmem_cache_*().  From 6.12 on, kmem_cache_create() (and KMEM_CACHE())
+ * is a macro that picks one of three functions by its arguments: those
+ * three are what is routed.
+ */
+#ifdef CMSTAT_HAVE_KMEM_CACHE_ARGS
+static inline struct cmstat_cache *
+__cmstat_adopt_cache_create_args(const char *name, unsigned int size,
+				 struct kmem_cache_args *args,
+				 slab_flags_t flags)
+{
+	return cmstat_cache_create_args(__CMSTAT_ADOPT_H, name, size, args,
+					flags);
+}
+
+static inline struct cmstat_cache *
+__cmstat_adopt_cache_create_default(const char *name, unsigned int size,
+				    struct kmem_cache_args *null,
+				    slab_flags_t flags)
+{
+	struct kmem_cache_args args = {};
+
+	return cmstat_cache_create_args(__CMSTAT_ADOPT_H, name, size, &args,
+					flags);
+}
+
+static inline struct cmstat_cache *
+__cmstat_adopt_cache_create(const char *name, unsigned int size,
+			    unsigned int align, slab_flags_t flags,
+			    void (*ctor)(void *))
+{
+	return cmstat_cache_create(__CMSTAT_ADOPT_H, name, size, align, flags,
+				   ctor);
+}
+
+#define __kmem_cache_create_args	__cmstat_adopt_cache_create_args
+#define __kmem_cache_default_args	__cmstat_adopt_cache_create_default
+#define __kmem_cache_create		__cmstat_adopt_cache_create
+#else
+#undef kmem_cache_create
+#define kmem_cache_create(name, size, align, flags, ctor)		\
+	cmstat_cache_create(__CMSTAT_ADOPT_H, name, size, align, flags, ctor)
+#endif
+#undef kmem_cache_create_usercopy
+#define kmem_cache_create_usercopy(name, size, align, flags, useroffset, \
+				   usersize, ctor)			\
+	cmstat_cache_create_usercopy(__CMSTAT_ADOPT_H, name, size, align, \
+				     flags, useroffset, usersize, ctor)
+#undef kmem_cache_destroy
+#define kmem_cache_destroy(cache)	cmstat_cache_destroy(cache)
+
+#undef kmem_cache_alloc
+#define kmem_cache_alloc(cache, gfp)					\
+	__cmstat_adopt_cache_call(cache_alloc, cache, gfp)
+#undef kmem_cache_zalloc
+#define kmem_cache_zalloc(cache, gfp)					\
+	__cmstat_adopt_cache_call(cache_alloc, cache, (gfp) | __GFP_ZERO)
+#undef kmem_cache_alloc_node
+#define kmem_cache_alloc_node(cache, gfp, node)				\
+	__cmstat_adopt_cache_call(cache_alloc_node, cache, gfp, node)
+#undef kmem_cache_alloc_lru
+#define kmem_cache_alloc_lru(cache, lru, gfp)				\
+	__cmstat_adopt_cache_call(cache_alloc_lru, cache, lru, gfp)
+#undef kmem_cache_free
+#define kmem_cache_free(cache, obj)					\
+	__cmstat_adopt_cache_call(cache_free, cache, obj)
+#undef kmem_cache_alloc_bulk
+#define kmem_cache_alloc_bulk(cache, gfp, n, objs)			\
+	cmstat_cache_alloc_bulk(cache, gfp, n, objs)
+#undef kmem_cache_free_bulk
+#define kmem_cache_free_bulk(cache, n, objs)				\
+	cmstat_cache_free_bulk(cache, n, objs)
+
+static inline void __cmstat_adopt_kfree_bulk(size_t n, void **objs)
+{
+	while (n--)
+		cmstat_kfree(__CMSTAT_ADOPT_H, objs[n]);
+}
+
+#undef kfree_bulk
+#define kfree_bulk(n, objs)	__cmstat_adopt_kfree_bulk(n, objs)
+
+/* An inline on struct kmem_cache before 6.4, a macro after. */
+#undef alloc_inode_sb
+#define alloc_inode_sb(sb, cache, gfp)					\
+	kmem_cache_alloc_lru(cache, &(sb)->s_inode_lru, gfp)
+
+#endif /* _CMSTAT_ADOPT_H */

@@ -1,0 +1,87 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# adopt-build.sh KSRC KDIR MODDIR TREE OUT [MAKEARG...]: two in-tree modules
+# nobody here wrote, adopted as Documentation/allocator.rst tells a module
+# author to: their directories copied from the kernel source KSRC into OUT,
+# one line added to each Kbuild file, and built against KDIR with W=1 and
+# cmstat's TREE (a built copy of this tree: its Module.symvers).  Prints
+# the modules built; the log of each is OUT/NAME.log.  Also writes
+# OUT/sections: for each module and cmstat.ko, its executable sections and
+# their sizes, from which the check in the VM tells which module's code
+# made a kmem event; and OUT/adopt-deps, the kernel's modules they need,
+# copied from MODDIR (the kernel's build tree, or an unpacked
+# /lib/modules/RELEASE) into OUT, in the order to load them.
+# shellcheck source-path=SCRIPTDIR
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+ksrc=$1 kdir=$2 moddir=$3 tree=$4 out=$5
+shift 5
+
+# NAME, its directory in the kernel tree and what its make line needs.
+# ext2: a filesystem (typed inode cache with a usercopy region and the
+# inode list_lru, kvmalloc, kfree from an RCU callback); Debian's kernels
+# serve ext2 with ext4 and do not set CONFIG_EXT2_FS.  null_blk: a block
+# driver, whose memory backing allocates per page written and frees per
+# page discarded.
+ADOPTED=(
+	"ext2 fs/ext2 CONFIG_EXT2_FS=m"
+	"null_blk drivers/block/null_blk"
+)
+
+# The one line: what a module author adds.
+adopt_line() {
+	echo "ccflags-y += -I\$(CMSTAT_INCLUDE) -include cmstat/adopt.h -DCMSTAT_ADOPT_HEAP=$1"
+}
+
+# sections KO: "NAME SECTION SIZE" for each executable section of KO.
+sections() {
+	local name size flags
+	# Name Type Address Off Size ES Flg ...
+	readelf -SW "$1" | sed -n 's/^ *\[ *[0-9]*\] *//p' |
+	while read -r name _ _ _ size _ flags _; do
+		if [[ $flags == *X* ]]; then
+			echo "$(basename "$1" .ko) $name $((16#$size))"
+		fi
+	done
+}
+
+# kernel_module NAME: the kernel's module NAME, from MODDIR into OUT.
+kernel_module() {
+	local ko
+	ko=$(find "$moddir" -name "$1.ko" -o -name "$1.ko.xz" | head -n 1)
+	[ -n "$ko" ] || { echo "no $1.ko under $moddir" >&2; return 1; }
+	case "$ko" in
+	*.xz) xz -dc "$ko" >"$out/$1.ko" ;;
+	*) cp "$ko" "$out/$1.ko" ;;
+	esac
+	echo "$out/$1.ko"
+}
+
+rm -rf "$out" && mkdir -p "$out"
+: >"$out/adopt-deps"
+sections "$tree/module/cmstat.ko" >"$out/sections"
+rc=0
+for entry in "${ADOPTED[@]}"; do
+	read -r name dir args <<<"$entry"
+	cp -r "$ksrc/$dir" "$out/$name"
+	adopt_line "$name" >>"$out/$name/Makefile"
+	# shellcheck disable=SC2086 # $args: the module's own make arguments
+	if make -C "$kdir" M="$out/$name" W=1 CMSTAT_INCLUDE="$CMSTAT_ROOT/include" \
+		KBUILD_EXTRA_SYMBOLS="$tree/Module.symvers" $args "$@" modules \
+		>"$out/$name.log" 2>&1 && [ "$(build_problems "$out/$name.log")" = 0 ]; then
+		cp "$out/$name/$name.ko" "$out/"
+		sections "$out/$name.ko" >>"$out/sections"
+		echo "$out/$name.ko"
+		for dep in $(modinfo -F depends "$out/$name.ko" | tr , ' '); do
+			[ "$dep" = cmstat ] || grep -qx "$dep" "$out/adopt-deps" ||
+				{ kernel_module "$dep" && echo "$dep" >>"$out/adopt-deps"; } || rc=1
+		done
+	else
+		rc=1
+	fi
+done
+echo "$out/sections"
+echo "$out/adopt-deps"
+exit "$rc"
