@@ -168,6 +168,15 @@ static inline void __cmstat_adopt_exit(void (*exitfn)(void))
  * create the heap first and destroy it last.
  */
 #undef module_init
+/**
+ * module_init() - the adopted module's init function, run on its heap
+ * @initfn: the module's init function
+ *
+ * As <linux/module.h>'s, with the heap %CMSTAT_ADOPT_HEAP created first:
+ * if that fails, the module does not load, with its error.  If @initfn
+ * fails, the heap is destroyed after an rcu_barrier().  Defines the
+ * module's heap pointer, so a module adopted needs a module_init().
+ */
 #define module_init(initfn)						\
 	struct cmstat_heap *__cmstat_adopt_heap;			\
 	static int __init __cmstat_adopt_##initfn(void)			\
@@ -183,6 +192,15 @@ static inline void __cmstat_adopt_exit(void (*exitfn)(void))
 	___ADDRESSABLE(init_module, __initdata)
 
 #undef module_exit
+/**
+ * module_exit() - the adopted module's exit function, then its heap's end
+ * @exitfn: the module's exit function
+ *
+ * As <linux/module.h>'s, then an rcu_barrier(), so that the module's
+ * kfree_rcu()s are done, and the heap destroyed: gone from the statistics,
+ * its counts in the destroyed record; or an orphan, if the module left
+ * objects live.
+ */
 #define module_exit(exitfn)						\
 	static void __exit __cmstat_adopt_##exitfn(void)		\
 	{								\

@@ -27,8 +27,21 @@ done
 
 mount -t tracefs nodev $T 2>/dev/null
 [ -e $T/events/kmem/kmalloc/enable ] || { echo "no kmem tracepoints"; exit 1; }
+# Tracing as it was, for the checks after this one, however this one ends.
+kb=$(cat $T/buffer_size_kb)
+untrace() {
+	echo 0 > $T/tracing_on
+	for e in kmalloc kfree kmem_cache_alloc kmem_cache_free; do
+		echo 0 > $T/events/kmem/$e/enable
+		echo 0 > $T/events/kmem/$e/filter
+	done
+	echo 0 > $T/options/fields
+	echo "$kb" > $T/buffer_size_kb
+	echo > $T/trace
+	echo 1 > $T/tracing_on
+}
+trap untrace EXIT
 echo 0 > $T/tracing_on
-echo nop > $T/current_tracer 2>/dev/null
 echo 1 > $T/options/fields	# every field as recorded: addresses in hex
 echo 16384 > $T/buffer_size_kb
 # Only what modules' code did: the kernel's own calls would be most of
@@ -251,10 +264,6 @@ while read -r _ h n; do
 	[ "$n" = 0 ] || no "the tracepoints saw $n of $h's allocations never freed"
 done < /tmp/trace-live
 [ -s /tmp/trace-live ] || no "the tracepoints attributed nothing to the modules"
-for e in kmalloc kfree kmem_cache_alloc kmem_cache_free; do
-	echo 0 > $T/events/kmem/$e/enable
-done
-echo > $T/trace
 for m in $(sed '1!G;h;$!d' /lib/cmstat/adopt-deps); do
 	rmmod "$m" 2>/dev/null
 done
