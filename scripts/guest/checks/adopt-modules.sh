@@ -27,9 +27,11 @@ done
 
 mount -t tracefs nodev $T 2>/dev/null
 [ -e $T/events/kmem/kmalloc/enable ] || { echo "no kmem tracepoints"; exit 1; }
-# Tracing as it was, for the checks after this one, however this one ends.
+# Tracing as it was, and no reader left running, for the checks after
+# this one, however this one ends.
 kb=$(cat $T/buffer_size_kb)
 untrace() {
+	touch /tmp/adopt-done
 	echo 0 > $T/tracing_on
 	for e in kmalloc kfree kmem_cache_alloc kmem_cache_free; do
 		echo 0 > $T/events/kmem/$e/enable
@@ -56,14 +58,17 @@ echo > $T/trace
 echo 1 > $T/tracing_on
 period() { echo "cmstat-period $1" > $T/trace_marker; }
 
-# The snapshots' identities, from a reader running beside the workload.
+# The snapshots' identities, from a reader running beside the workload:
+# one snapshot at least, however late the host lets it start.
+rm -f /tmp/adopt-done
 (
 	n=0 bad=0
-	while [ ! -e /tmp/adopt-done ]; do
+	while :; do
 		cat $dbg/stats $dbg/heaps/*/stats $dbg/all/stats 2>/dev/null |
 			cmstat --check > /tmp/adopt-check.out 2>&1 ||
 			{ bad=$((bad + 1)); cat /tmp/adopt-check.out; }
 		n=$((n + 1))
+		[ -e /tmp/adopt-done ] && break
 	done
 	echo "$n $bad" > /tmp/adopt-reader
 ) &
@@ -244,7 +249,10 @@ done
 # Unloaded: no heap, no orphan, and the destroyed record's books closed.
 # The disk is removed first: a kernel that delays kobject releases
 # (CONFIG_DEBUG_KOBJECT_RELEASE, 1 to 4 s) would release it after
-# null_blk's code had gone, were it removed by rmmod.
+# null_blk's code had gone, were it removed by rmmod.  The wait outlasts
+# the longest delay, so the release's timer has fired before rmmod starts;
+# rmmod then waits for its module's own delayed release, 1 s at least,
+# before the code goes: the disk's work, queued first, runs in that time.
 rmmod ext2 || no "rmmod ext2 failed"
 echo 0 > $nullb/power && rmdir $nullb || no "removing $dev failed"
 dmesg | grep -q 'kobject_release.*(delayed' && sleep 5
