@@ -3,7 +3,8 @@
  * KUnit tests of the consistent counters on one CPU at a time: exact totals,
  * generation rotation, signed deltas, bad arguments, a reader held by a
  * writer section open in task context and in softirq context, a read that
- * follows one killed while it waited, and a read from inside a section.
+ * follows one killed while it waited, a heap destroyed while a cut waited,
+ * and a read from inside a section.
  */
 
 #include <kunit/test.h>
@@ -434,6 +435,93 @@ static void counters_read_after_killed_reader(struct kunit *test)
 			    "a write that ended before the read is missing");
 }
 
+/* A heap destroyed by a kthread: its destroy takes a cut. */
+static int destroy_heap_fn(void *heap)
+{
+	cmstat_heap_destroy(heap);
+	while (!kthread_should_stop())
+		schedule_timeout_interruptible(1);
+	return 0;
+}
+
+static struct task_struct *destroyer_create(struct kunit *test,
+					    struct cmstat_heap *heap)
+{
+	struct task_struct *t = kthread_create(destroy_heap_fn, heap,
+					       "cmstat_destroy");
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, t);
+	kthread_bind(t, cpumask_first(cpu_online_mask));
+	return t;
+}
+
+/*
+ * A cut judges the orphans in it: one found empty is released.  A cut
+ * that began before a heap was destroyed, and finished after, waiting for
+ * a section, holds the heap's counters from before an allocation made in
+ * between: it must leave the heap to the destroy's own cut.  Released by
+ * the early cut, the heap would lose that object's counts, and the
+ * object's free would touch freed memory (not tried: the test stops at
+ * the lost count).
+ */
+static void counters_cut_before_destroy(struct kunit *test)
+{
+	struct cmstat_heap_stats *before, *after;
+	struct cmstat_heap *bystander, *heap, *again;
+	struct task_struct *early, *late, *wt;
+	struct held_section h = { };
+	unsigned long gen;
+	unsigned int i;
+	void *obj;
+
+	if (!cmstat_accounting_enabled())
+		kunit_skip(test, "cmstat loaded with accounting=0");
+	held_init(test, &h);
+	before = kunit_kzalloc(test, sizeof(*before), GFP_KERNEL);
+	after = kunit_kzalloc(test, sizeof(*after), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, before);
+	KUNIT_ASSERT_NOT_NULL(test, after);
+	bystander = cmstat_heap_create("kunit-bystander");
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, bystander);
+	heap = cmstat_heap_create("kunit-late");
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, heap);
+	KUNIT_ASSERT_EQ(test, cmstat_heaps_read_all(before), 0);
+	early = destroyer_create(test, bystander);
+	late = destroyer_create(test, heap);
+	wt = held_task_start(test, &h, early);
+
+	/* The early cut: its generation closed, it waits for the section. */
+	gen = READ_ONCE(cmstat_heap_group.gen);
+	wake_up_process(early);
+	for (i = 0; i < KILL_POLLS && READ_ONCE(cmstat_heap_group.gen) == gen; i++)
+		msleep(KILL_POLL_MS);
+	KUNIT_EXPECT_NE_MSG(test, READ_ONCE(cmstat_heap_group.gen), gen,
+			    "the early cut closed no generation");
+	obj = cmstat_alloc(heap, 100, GFP_KERNEL);
+	/* The late destroy: the heap an orphan, its cut behind the early. */
+	wake_up_process(late);
+	for (i = 0, again = ERR_PTR(-EEXIST);
+	     i < KILL_POLLS && PTR_ERR(again) == -EEXIST; i++) {
+		msleep(KILL_POLL_MS);
+		again = cmstat_heap_create("kunit-late");
+	}
+	WRITE_ONCE(h.release, true);
+	kthread_stop(wt);
+	kthread_stop(early);
+	kthread_stop(late);
+	cmstat_heap_destroy(again);
+	KUNIT_EXPECT_FALSE(test, h.timed_out);
+	KUNIT_EXPECT_FALSE(test, IS_ERR(again));
+	KUNIT_ASSERT_NOT_NULL(test, obj);
+
+	KUNIT_ASSERT_EQ(test, cmstat_heaps_read_all(after), 0);
+	KUNIT_ASSERT_EQ_MSG(test, after->live_objects, before->live_objects + 1,
+			    "a cut released the heap by counters older than its destroy");
+	cmstat_free(heap, obj, 100);
+	KUNIT_ASSERT_EQ(test, cmstat_heaps_read_all(after), 0);
+	KUNIT_EXPECT_EQ(test, after->live_objects, before->live_objects);
+}
+
 /*
  * A read from inside a section would wait for that section forever: it is
  * refused, before anything sleeps.  The result is checked after the
@@ -507,6 +595,7 @@ static struct kunit_case counters_cases[] = {
 	KUNIT_CASE_SLOW(counters_task_section_holds_reader),
 	KUNIT_CASE_SLOW(counters_softirq_section_holds_reader),
 	KUNIT_CASE_SLOW(counters_read_after_killed_reader),
+	KUNIT_CASE_SLOW(counters_cut_before_destroy),
 	{}
 };
 

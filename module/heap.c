@@ -53,6 +53,17 @@ static LIST_HEAD(cmstat_kept);
 static u64 cmstat_destroyed[CMSTAT_HC_NR];
 static u64 cmstat_next_id = 1;
 /*
+ * A cut judges an orphan (reports it, or releases it empty) by its
+ * counters, which are final only if the heap was destroyed, and its last
+ * typed cache too, before the cut's snapshot began: a client may still
+ * allocate and free up to then, and a snapshot taken earlier, which a cut
+ * waiting for a writer section finishes late, misses it.  So those two
+ * changes are numbered, and each orphan keeps the number of its last one
+ * (->changed) for the cut to compare with the count it took before its
+ * snapshot.
+ */
+static u64 cmstat_orphan_changes;
+/*
  * Every heap's counters folded so far, added up by the folds themselves
  * (cmstat_counters_sum_into()): what a cut's rows sum to, live heaps,
  * orphans and destroyed ones, without a pass over the heaps.  Under the
@@ -261,8 +272,10 @@ void cmstat_heap_del_cache(struct cmstat_heap *heap,
 	hp->caches[cp->cc.mallocs_idx - CMSTAT_HC_CACHE_MALLOCS] = NULL;
 	hp->nr_caches--;
 	/* An orphan waiting for its last cache: the next cut releases it. */
-	if (!hp->nr_caches && test_bit(CMSTAT_HEAP_DESTROYED, &hp->flags))
+	if (!hp->nr_caches && test_bit(CMSTAT_HEAP_DESTROYED, &hp->flags)) {
+		hp->changed = ++cmstat_orphan_changes;
 		cmstat_reap_soon();
+	}
 	/* Gone already if the heap was destroyed first. */
 	sc = cp->sysfs;
 	cp->sysfs = NULL;
@@ -299,9 +312,13 @@ static void cmstat_heap_sysfs_remove(struct cmstat_heap_priv *hp)
  * After the cut, under the lock: check each heap's statistics, report the
  * orphans found holding objects for the first time, and release those
  * found empty (their totals stay in this cut as an orphan's, and go to the
- * destroyed heaps' for the next).
+ * destroyed heaps' for the next).  Only the orphans whose last change
+ * numbered @settled or less: a later one's counters may be stale, and the
+ * cut that follows that change (the destroy's own, or the reaper's)
+ * judges it.
  */
-static void cmstat_cut_review(struct cmstat_cut *cut, struct list_head *empty)
+static void cmstat_cut_review(struct cmstat_cut *cut, u64 settled,
+			      struct list_head *empty)
 {
 	struct cmstat_heap_priv *hp, *tmp;
 	unsigned int r = 0;
@@ -313,6 +330,8 @@ static void cmstat_cut_review(struct cmstat_cut *cut, struct list_head *empty)
 		struct cmstat_row *row = &cut->rows[r++];
 
 		cmstat_check_counters(hp->name, row->c, &hp->flags);
+		if (hp->changed > settled)
+			continue;
 		live = cmstat_counters_live_objects(row->c);
 		/* Its typed caches point to it: it goes after them. */
 		if (live <= 0 && !hp->nr_caches) {
@@ -347,8 +366,17 @@ struct cmstat_cut *cmstat_cut_take(void)
 	struct cmstat_heap_priv *hp, *tmp;
 	struct cmstat_cut *cut;
 	LIST_HEAD(empty);
+	u64 settled;
 	int err;
 
+	/*
+	 * Before the snapshot: a client's sections before its destroy are
+	 * ordered before the destroy's change by program order and the lock,
+	 * and the change before our snapshot by the lock, so it holds them.
+	 */
+	mutex_lock(&cmstat_heaps_lock);
+	settled = cmstat_orphan_changes;
+	mutex_unlock(&cmstat_heaps_lock);
 	err = cmstat_group_snapshot(&cmstat_heap_group);
 	if (err)
 		return ERR_PTR(err);
@@ -367,7 +395,7 @@ struct cmstat_cut *cmstat_cut_take(void)
 		memcpy(cut->rows[cut->nr_rows].c, cmstat_destroyed,
 		       sizeof(cmstat_destroyed));
 		cut->nr_rows++;
-		cmstat_cut_review(cut, &empty);
+		cmstat_cut_review(cut, settled, &empty);
 	}
 	mutex_unlock(&cmstat_heaps_lock);
 	cmstat_group_snapshot_done(&cmstat_heap_group);
@@ -566,6 +594,7 @@ void cmstat_heap_destroy(struct cmstat_heap *heap)
 		return;
 	}
 	list_move_tail(&hp->node, &cmstat_orphans);
+	hp->changed = ++cmstat_orphan_changes;
 	strscpy(name, hp->name, sizeof(name));
 	mutex_unlock(&cmstat_heaps_lock);
 

@@ -148,6 +148,8 @@ enum {
  *	column.  Under heap.c's lock.
  * @nr_caches: how many of @caches are set: a heap destroyed before its
  *	typed caches stays, an orphan, until they go
+ * @changed: for an orphan, the number of its last change that a cut
+ *	judges it by (heap.c).  Under heap.c's lock.
  */
 struct cmstat_heap_priv {
 	struct cmstat_heap heap;
@@ -161,6 +163,7 @@ struct cmstat_heap_priv {
 	char name[CMSTAT_HEAP_NAME_MAX + 1];
 	struct cmstat_cache_priv *caches[CMSTAT_HEAP_CACHES];
 	unsigned int nr_caches;
+	u64 changed;
 };
 
 /* The private part of a client's handle. */
