@@ -217,6 +217,12 @@ static void cache_bulk(struct kunit *test)
 	cmstat_cache_free_bulk(cc, ARRAY_SIZE(objs), objs);
 	cache_read(test, cc, &cs);
 	KUNIT_EXPECT_EQ(test, cs.frees, ARRAY_SIZE(objs));
+	/* Its size is the one asked for; shrinking moves no statistic. */
+	KUNIT_EXPECT_EQ(test, cmstat_cache_size(cc), 72);
+	KUNIT_EXPECT_EQ(test, cmstat_cache_shrink(cc), 0);
+	cache_read(test, cc, &cs);
+	KUNIT_EXPECT_EQ(test, cs.mallocs, ARRAY_SIZE(objs));
+	KUNIT_EXPECT_EQ(test, cs.frees, ARRAY_SIZE(objs));
 	cmstat_cache_destroy(cc);
 }
 
@@ -354,6 +360,83 @@ static void krealloc_family(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, snap(test)->live_bytes, ctx->before.live_bytes);
 }
 
+/*
+ * kvrealloc(): from a class to vmalloc() and back, the contents kept and
+ * the heap's bytes those of the last allocation; vmalloc() memory not
+ * cmstat's is left alone, as its size is unknown.
+ */
+static void kvrealloc_family(struct kunit *test)
+{
+	struct slab_test_ctx *ctx = test->priv;
+	struct cmstat_heap_stats *st;
+	char *p, *q;
+	void *v;
+
+	p = cmstat_kvrealloc(ctx->heap, NULL, 100, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	memset(p, 'a', 100);
+	q = cmstat_kvrealloc(ctx->heap, p, 8 << 20, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, q);
+	KUNIT_EXPECT_TRUE(test, is_vmalloc_addr(q));
+	KUNIT_EXPECT_NULL(test, memchr_inv(q, 'a', 100));
+	st = snap(test);
+	KUNIT_EXPECT_EQ(test, st->live_objects - ctx->before.live_objects, 1);
+	KUNIT_EXPECT_EQ(test, st->large_live_bytes, 8 << 20);
+	p = cmstat_kvrealloc(ctx->heap, q, 200, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	KUNIT_EXPECT_FALSE(test, is_vmalloc_addr(p));
+	KUNIT_EXPECT_NULL(test, memchr_inv(p, 'a', 100));
+	st = snap(test);
+	KUNIT_EXPECT_EQ(test, st->large_live_bytes, 0);
+	KUNIT_EXPECT_EQ(test, st->live_bytes - ctx->before.live_bytes,
+			cmstat_alloc_held_bytes(200));
+
+	v = vmalloc(PAGE_SIZE);
+	KUNIT_ASSERT_NOT_NULL(test, v);
+	KUNIT_EXPECT_NULL(test, cmstat_kvrealloc(ctx->heap, v, 2 * PAGE_SIZE,
+						 GFP_KERNEL));
+	vfree(v);
+	cmstat_kvfree(ctx->heap, p);
+	st = snap(test);
+	KUNIT_EXPECT_EQ(test, st->live_objects, ctx->before.live_objects);
+	KUNIT_EXPECT_EQ(test, st->live_bytes, ctx->before.live_bytes);
+}
+
+/* The zeroed and array forms: zeroed, copied, and refused on overflow. */
+static void array_family(struct kunit *test)
+{
+	static const u32 src[] = { 1, 2, 3, 4, 5 };
+	struct slab_test_ctx *ctx = test->priv;
+	u32 *a, *z, *c, *d;
+
+	a = cmstat_kmalloc_array_node(ctx->heap, 4, sizeof(u32), GFP_KERNEL,
+				      NUMA_NO_NODE);
+	z = cmstat_kzalloc_node(ctx->heap, 64, GFP_KERNEL, NUMA_NO_NODE);
+	c = cmstat_kvcalloc(ctx->heap, 3000, sizeof(u32), GFP_KERNEL);
+	d = cmstat_kmemdup_array(ctx->heap, src, ARRAY_SIZE(src), sizeof(u32),
+				 GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	KUNIT_ASSERT_NOT_NULL(test, z);
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	KUNIT_ASSERT_NOT_NULL(test, d);
+	KUNIT_EXPECT_NULL(test, memchr_inv(z, 0, 64));
+	KUNIT_EXPECT_NULL(test, memchr_inv(c, 0, 3000 * sizeof(u32)));
+	KUNIT_EXPECT_EQ(test, memcmp(d, src, sizeof(src)), 0);
+	KUNIT_EXPECT_NULL(test, cmstat_krealloc_array(ctx->heap, a, SIZE_MAX,
+						      2, GFP_KERNEL));
+	KUNIT_EXPECT_NULL(test, cmstat_kcalloc_node(ctx->heap, SIZE_MAX, 2,
+						    GFP_KERNEL, NUMA_NO_NODE));
+	a = cmstat_krealloc_array(ctx->heap, a, 8, sizeof(u32), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	KUNIT_EXPECT_EQ(test, snap(test)->live_objects - ctx->before.live_objects,
+			4);
+	cmstat_kfree(ctx->heap, a);
+	cmstat_kfree(ctx->heap, z);
+	cmstat_kvfree(ctx->heap, c);
+	cmstat_kfree(ctx->heap, d);
+	KUNIT_EXPECT_EQ(test, snap(test)->live_bytes, ctx->before.live_bytes);
+}
+
 /* kstrdup(), kmemdup(), kasprintf() and kvmalloc(), for a heap. */
 static void dup_family(struct kunit *test)
 {
@@ -403,6 +486,8 @@ static struct kunit_case slab_cases[] = {
 	KUNIT_CASE(kfree_foreign),
 	KUNIT_CASE(kfree_typed_into_other_heap),
 	KUNIT_CASE(krealloc_family),
+	KUNIT_CASE(kvrealloc_family),
+	KUNIT_CASE(array_family),
 	KUNIT_CASE(dup_family),
 	{}
 };

@@ -184,24 +184,10 @@ void *cmstat_kmalloc_node(struct cmstat_heap *heap, size_t size, gfp_t gfp,
 }
 EXPORT_SYMBOL_GPL(cmstat_kmalloc_node);
 
-/**
- * cmstat_kvmalloc_node() - cmstat_kvmalloc() on a NUMA node
- * @heap: heap to account the allocation in
- * @size: bytes wanted
- * @gfp: GFP_KERNEL or a superset, for vmalloc()
- * @node: the node for cmstat_kmalloc_node(), or NUMA_NO_NODE; vmalloc()
- *	takes pages from any
- *
- * As kvmalloc_node(): beyond a page, the first try neither retries nor
- * warns, and its failure is not counted, as vmalloc() follows.  The
- * vmalloc()ed memory counts as a large allocation holding whole pages.
- *
- * Return: the memory, or NULL (counted in failed_allocs).
- */
-void *cmstat_kvmalloc_node(struct cmstat_heap *heap, size_t size, gfp_t gfp,
-			   int node)
+/* cmstat_kvmalloc_node() for @caller. */
+static void *cmstat_kvalloc_from(struct cmstat_heap *heap, size_t size,
+				 gfp_t gfp, int node, unsigned long caller)
 {
-	unsigned long caller = _RET_IP_;
 	gfp_t first = gfp;
 	void *obj;
 
@@ -220,7 +206,87 @@ void *cmstat_kvmalloc_node(struct cmstat_heap *heap, size_t size, gfp_t gfp,
 	obj = size <= INT_MAX ? __vmalloc(size, gfp) : NULL;
 	return cmstat_large_done(heap, obj, size, true, gfp, 0);
 }
+
+/**
+ * cmstat_kvmalloc_node() - cmstat_kvmalloc() on a NUMA node
+ * @heap: heap to account the allocation in
+ * @size: bytes wanted
+ * @gfp: GFP_KERNEL or a superset, for vmalloc()
+ * @node: the node for cmstat_kmalloc_node(), or NUMA_NO_NODE; vmalloc()
+ *	takes pages from any
+ *
+ * As kvmalloc_node(): beyond a page, the first try neither retries nor
+ * warns, and its failure is not counted, as vmalloc() follows.  The
+ * vmalloc()ed memory counts as a large allocation holding whole pages.
+ *
+ * Return: the memory, or NULL (counted in failed_allocs).
+ */
+void *cmstat_kvmalloc_node(struct cmstat_heap *heap, size_t size, gfp_t gfp,
+			   int node)
+{
+	return cmstat_kvalloc_from(heap, size, gfp, node, _RET_IP_);
+}
 EXPORT_SYMBOL_GPL(cmstat_kvmalloc_node);
+
+/*
+ * The bytes @obj may hold, as @owner says; 0 for vmalloc() memory that
+ * is not cmstat's, whose size only vmalloc's private records know.
+ */
+static size_t cmstat_owner_size(const void *obj,
+				const struct cmstat_owner *owner)
+{
+	switch (owner->kind) {
+	case CMSTAT_OWNER_CLASS:
+		return cmstat_class_sizes[owner->class];
+	case CMSTAT_OWNER_CACHE:
+		return owner->cc->size;
+	case CMSTAT_OWNER_LARGE:
+		return owner->size;
+	default:
+		return is_vmalloc_addr(obj) ? 0 : ksize(obj);
+	}
+}
+
+/* cmstat_krealloc(), or cmstat_kvrealloc() for @kv, for @caller. */
+static void *cmstat_realloc_from(struct cmstat_heap *heap, const void *obj,
+				 size_t new_size, gfp_t gfp, bool kv,
+				 unsigned long caller)
+{
+	struct cmstat_owner owner;
+	size_t old_size = 0;
+	void *new;
+
+	if (!ZERO_OR_NULL_PTR(obj)) {
+		if (!new_size) {
+			cmstat_kfree_from(heap, obj, false, caller);
+			return ZERO_SIZE_PTR;
+		}
+		cmstat_owner_of(obj, &owner);
+		old_size = cmstat_owner_size(obj, &owner);
+		if (owner.kind == CMSTAT_OWNER_CLASS && new_size <= old_size) {
+			if (want_init_on_alloc(gfp) || want_init_on_free())
+				memset((char *)obj + new_size, 0,
+				       old_size - new_size);
+			return (void *)obj;
+		}
+		if (!old_size) {
+			pr_err_once("%ps resized vmalloc() memory cmstat did not allocate: its size is unknown here; left as it was\n",
+				    (void *)caller);
+			return NULL;
+		}
+	}
+	if (kv)
+		new = cmstat_kvalloc_from(heap, new_size, gfp, NUMA_NO_NODE,
+					  caller);
+	else
+		new = cmstat_alloc_from(heap, new_size, gfp, NUMA_NO_NODE,
+					CMSTAT_AF_UNSIZED, caller);
+	if (!new || !old_size)
+		return new;
+	memcpy(new, obj, min(old_size, new_size));
+	cmstat_kfree_from(heap, obj, false, caller);
+	return new;
+}
 
 /**
  * cmstat_krealloc() - resize memory without its size
@@ -242,46 +308,32 @@ EXPORT_SYMBOL_GPL(cmstat_kvmalloc_node);
 void *cmstat_krealloc(struct cmstat_heap *heap, const void *obj,
 		      size_t new_size, gfp_t gfp)
 {
-	unsigned long caller = _RET_IP_;
-	struct cmstat_owner owner;
-	size_t old_size;
-	void *new;
-
-	if (ZERO_OR_NULL_PTR(obj))
-		return cmstat_alloc_from(heap, new_size, gfp, NUMA_NO_NODE,
-					 CMSTAT_AF_UNSIZED, caller);
-	if (!new_size) {
-		cmstat_kfree_from(heap, obj, false, caller);
-		return ZERO_SIZE_PTR;
-	}
-	cmstat_owner_of(obj, &owner);
-	switch (owner.kind) {
-	case CMSTAT_OWNER_CLASS:
-		old_size = cmstat_class_sizes[owner.class];
-		if (new_size > old_size)
-			break;
-		if (want_init_on_alloc(gfp) || want_init_on_free())
-			memset((char *)obj + new_size, 0, old_size - new_size);
-		return (void *)obj;
-	case CMSTAT_OWNER_CACHE:
-		old_size = owner.cc->size;
-		break;
-	case CMSTAT_OWNER_LARGE:
-		old_size = owner.size;
-		break;
-	default:
-		old_size = ksize(obj);
-		break;
-	}
-	new = cmstat_alloc_from(heap, new_size, gfp, NUMA_NO_NODE,
-				CMSTAT_AF_UNSIZED, caller);
-	if (!new)
-		return NULL;
-	memcpy(new, obj, min(old_size, new_size));
-	cmstat_kfree_from(heap, obj, false, caller);
-	return new;
+	return cmstat_realloc_from(heap, obj, new_size, gfp, false, _RET_IP_);
 }
 EXPORT_SYMBOL_GPL(cmstat_krealloc);
+
+/**
+ * cmstat_kvrealloc() - resize memory that may be vmalloc()ed
+ * @heap: the heap it was allocated from, and the new memory's
+ * @obj: memory to resize, cmstat's or not; NULL or ZERO_SIZE_PTR to
+ *	allocate anew
+ * @new_size: bytes wanted; 0 frees @obj
+ * @gfp: GFP_KERNEL or a superset, as for cmstat_kvmalloc()
+ *
+ * kvrealloc() for a heap, in its form since Linux 6.12: no old size, which
+ * cmstat knows.  As cmstat_krealloc(), but memory that moves goes to a new
+ * cmstat_kvmalloc() allocation.  vmalloc() memory that cmstat did not
+ * allocate has a size cmstat cannot learn: it is left as it was, with a
+ * message naming the caller, and NULL returned.
+ *
+ * Return: as cmstat_krealloc().
+ */
+void *cmstat_kvrealloc(struct cmstat_heap *heap, const void *obj,
+		       size_t new_size, gfp_t gfp)
+{
+	return cmstat_realloc_from(heap, obj, new_size, gfp, true, _RET_IP_);
+}
+EXPORT_SYMBOL_GPL(cmstat_kvrealloc);
 
 /**
  * cmstat_kmemdup() - duplicate memory into a heap

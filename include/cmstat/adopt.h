@@ -119,6 +119,16 @@ __cmstat_kernel_cache_free(struct kmem_cache *s, void *obj)
 	kmem_cache_free(s, obj);
 }
 
+static inline unsigned int __cmstat_kernel_cache_size(struct kmem_cache *s)
+{
+	return kmem_cache_size(s);
+}
+
+static inline int __cmstat_kernel_cache_shrink(struct kmem_cache *s)
+{
+	return kmem_cache_shrink(s);
+}
+
 /*
  * kmem_cache_FN(cache, ...): cmstat_cache_FN() for one of the module's
  * caches, the kernel's for the kernel's (by the pointer's type, which 3.
@@ -128,7 +138,7 @@ __cmstat_kernel_cache_free(struct kmem_cache *s, void *obj)
 	(__builtin_choose_expr(__builtin_types_compatible_p(typeof(cache), \
 							   struct cmstat_cache *), \
 			       cmstat_##fn, __cmstat_kernel_##fn)	\
-	 (cache, __VA_ARGS__))
+	 (cache, ##__VA_ARGS__))
 
 /* 5., and the heap every name of 4. allocates from. */
 extern struct cmstat_heap *__cmstat_adopt_heap;
@@ -227,7 +237,7 @@ static inline void __cmstat_adopt_exit(void (*exitfn)(void))
 	cmstat_kmalloc_node(__CMSTAT_ADOPT_H, size, gfp, node)
 #undef kzalloc_node
 #define kzalloc_node(size, gfp, node)					\
-	cmstat_kmalloc_node(__CMSTAT_ADOPT_H, size, (gfp) | __GFP_ZERO, node)
+	cmstat_kzalloc_node(__CMSTAT_ADOPT_H, size, gfp, node)
 #undef kmalloc_array
 #define kmalloc_array(n, size, gfp)					\
 	cmstat_kmalloc_array(__CMSTAT_ADOPT_H, n, size, gfp)
@@ -235,10 +245,10 @@ static inline void __cmstat_adopt_exit(void (*exitfn)(void))
 #define kcalloc(n, size, gfp)	cmstat_kcalloc(__CMSTAT_ADOPT_H, n, size, gfp)
 #undef kmalloc_array_node
 #define kmalloc_array_node(n, size, gfp, node)				\
-	cmstat_kmalloc_node(__CMSTAT_ADOPT_H, size_mul(n, size), gfp, node)
+	cmstat_kmalloc_array_node(__CMSTAT_ADOPT_H, n, size, gfp, node)
 #undef kcalloc_node
 #define kcalloc_node(n, size, gfp, node)				\
-	kmalloc_array_node(n, size, (gfp) | __GFP_ZERO, node)
+	cmstat_kcalloc_node(__CMSTAT_ADOPT_H, n, size, gfp, node)
 #undef kmalloc_track_caller
 #define kmalloc_track_caller(size, gfp)					\
 	cmstat_kmalloc(__CMSTAT_ADOPT_H, size, gfp)
@@ -247,7 +257,7 @@ static inline void __cmstat_adopt_exit(void (*exitfn)(void))
 	cmstat_krealloc(__CMSTAT_ADOPT_H, obj, size, gfp)
 #undef krealloc_array
 #define krealloc_array(obj, n, size, gfp)				\
-	cmstat_krealloc(__CMSTAT_ADOPT_H, obj, size_mul(n, size), gfp)
+	cmstat_krealloc_array(__CMSTAT_ADOPT_H, obj, n, size, gfp)
 #undef kfree
 #define kfree(obj)		cmstat_kfree(__CMSTAT_ADOPT_H, obj)
 #undef kfree_sensitive
@@ -255,8 +265,7 @@ static inline void __cmstat_adopt_exit(void (*exitfn)(void))
 #undef kvmalloc
 #define kvmalloc(size, gfp)	cmstat_kvmalloc(__CMSTAT_ADOPT_H, size, gfp)
 #undef kvzalloc
-#define kvzalloc(size, gfp)						\
-	cmstat_kvmalloc(__CMSTAT_ADOPT_H, size, (gfp) | __GFP_ZERO)
+#define kvzalloc(size, gfp)	cmstat_kvzalloc(__CMSTAT_ADOPT_H, size, gfp)
 #undef kvmalloc_node
 #define kvmalloc_node(size, gfp, node)					\
 	cmstat_kvmalloc_node(__CMSTAT_ADOPT_H, size, gfp, node)
@@ -265,10 +274,9 @@ static inline void __cmstat_adopt_exit(void (*exitfn)(void))
 	cmstat_kvmalloc_node(__CMSTAT_ADOPT_H, size, (gfp) | __GFP_ZERO, node)
 #undef kvmalloc_array
 #define kvmalloc_array(n, size, gfp)					\
-	cmstat_kvmalloc(__CMSTAT_ADOPT_H, size_mul(n, size), gfp)
+	cmstat_kvmalloc_array(__CMSTAT_ADOPT_H, n, size, gfp)
 #undef kvcalloc
-#define kvcalloc(n, size, gfp)						\
-	cmstat_kvmalloc(__CMSTAT_ADOPT_H, size_mul(n, size), (gfp) | __GFP_ZERO)
+#define kvcalloc(n, size, gfp)	cmstat_kvcalloc(__CMSTAT_ADOPT_H, n, size, gfp)
 #undef kvfree
 #define kvfree(obj)		cmstat_kvfree(__CMSTAT_ADOPT_H, obj)
 #undef kstrdup
@@ -279,7 +287,7 @@ static inline void __cmstat_adopt_exit(void (*exitfn)(void))
 #define kmemdup(src, len, gfp)	cmstat_kmemdup(__CMSTAT_ADOPT_H, src, len, gfp)
 #undef kmemdup_array
 #define kmemdup_array(src, n, size, gfp)				\
-	cmstat_kmemdup(__CMSTAT_ADOPT_H, src, size_mul(n, size), gfp)
+	cmstat_kmemdup_array(__CMSTAT_ADOPT_H, src, n, size, gfp)
 #undef kasprintf
 #define kasprintf(gfp, ...)	cmstat_kasprintf(__CMSTAT_ADOPT_H, gfp, __VA_ARGS__)
 #undef kvasprintf
@@ -326,12 +334,16 @@ static inline void *__cmstat_adopt_memdup_user(const void __user *src,
 #define memdup_user(src, len)	__cmstat_adopt_memdup_user(src, len)
 
 /*
- * kvrealloc()'s signature changed in 6.12, and the kernel's would free a
- * heap's object uncounted: a module that calls it does not build.
+ * kvrealloc(obj, size, gfp) since 6.12; kvrealloc(obj, old_size, size,
+ * gfp) before, whose old size cmstat evaluates and ignores: it knows it.
  */
+#define __cmstat_adopt_kvrealloc3(obj, size, gfp)			\
+	cmstat_kvrealloc(__CMSTAT_ADOPT_H, obj, size, gfp)
+#define __cmstat_adopt_kvrealloc4(obj, old_size, size, gfp)		\
+	cmstat_kvrealloc(__CMSTAT_ADOPT_H, obj, ((void)(old_size), (size)), gfp)
 #undef kvrealloc
 #define kvrealloc(...)							\
-	({ BUILD_BUG_ON_MSG(1, "cmstat/adopt.h does not route kvrealloc()"); NULL; })
+	CONCATENATE(__cmstat_adopt_kvrealloc, COUNT_ARGS(__VA_ARGS__))(__VA_ARGS__)
 
 /*
  * Scope-based cleanup: __free(kfree) pastes the name __free_kfree, which
@@ -439,6 +451,11 @@ __cmstat_adopt_cache_create(const char *name, unsigned int size,
 #undef kmem_cache_free_bulk
 #define kmem_cache_free_bulk(cache, n, objs)				\
 	cmstat_cache_free_bulk(cache, n, objs)
+#undef kmem_cache_size
+#define kmem_cache_size(cache)	__cmstat_adopt_cache_call(cache_size, cache)
+#undef kmem_cache_shrink
+#define kmem_cache_shrink(cache)					\
+	__cmstat_adopt_cache_call(cache_shrink, cache)
 
 static inline void __cmstat_adopt_kfree_bulk(size_t n, void **objs)
 {

@@ -196,4 +196,31 @@ static __always_inline void cmstat_cache_free(struct cmstat_cache *cc,
 	kfree(obj);	/* NULL is a no-op for it too */
 }
 
+/**
+ * cmstat_cache_size() - the object size of a typed cache
+ * @cc: the cache
+ *
+ * kmem_cache_size() for a typed cache: the size it was created with.
+ *
+ * Return: the object size, in bytes.
+ */
+static inline unsigned int cmstat_cache_size(const struct cmstat_cache *cc)
+{
+	return kmem_cache_size(cc->slab);
+}
+
+/**
+ * cmstat_cache_shrink() - give a typed cache's free slabs back
+ * @cc: the cache
+ *
+ * kmem_cache_shrink() for a typed cache: the statistics do not move, as
+ * they count objects, not slabs.  Process context.
+ *
+ * Return: as kmem_cache_shrink().
+ */
+static inline int cmstat_cache_shrink(struct cmstat_cache *cc)
+{
+	return kmem_cache_shrink(cc->slab);
+}
+
 #endif /* _CMSTAT_CACHE_H */

@@ -34,6 +34,9 @@ bool __cmstat_kfree_deferred(struct cmstat_heap *heap, const void *obj);
 void *__must_check cmstat_krealloc(struct cmstat_heap *heap, const void *obj,
 				   size_t new_size, gfp_t gfp)
 	__realloc_size(3);
+void *__must_check cmstat_kvrealloc(struct cmstat_heap *heap, const void *obj,
+				    size_t new_size, gfp_t gfp)
+	__realloc_size(3);
 void *cmstat_kmalloc_node(struct cmstat_heap *heap, size_t size, gfp_t gfp,
 			  int node)
 	__alloc_size(2);
@@ -88,6 +91,21 @@ cmstat_kzalloc(struct cmstat_heap *heap, size_t size, gfp_t gfp)
 }
 
 /**
+ * cmstat_kzalloc_node() - cmstat_kmalloc_node(), zeroed
+ * @heap: heap to account the allocation in
+ * @size: bytes wanted
+ * @gfp: allocation flags
+ * @node: the node, or NUMA_NO_NODE
+ *
+ * Return: as cmstat_alloc().
+ */
+static inline __alloc_size(2) void *
+cmstat_kzalloc_node(struct cmstat_heap *heap, size_t size, gfp_t gfp, int node)
+{
+	return cmstat_kmalloc_node(heap, size, gfp | __GFP_ZERO, node);
+}
+
+/**
  * cmstat_kmalloc_array() - cmstat_kmalloc() of @n elements of @size
  * @heap: heap to account the allocation in
  * @n: number of elements
@@ -120,6 +138,78 @@ cmstat_kcalloc(struct cmstat_heap *heap, size_t n, size_t size, gfp_t gfp)
 }
 
 /**
+ * cmstat_kmalloc_array_node() - cmstat_kmalloc_array() on a NUMA node
+ * @heap: heap to account the allocation in
+ * @n: number of elements
+ * @size: bytes per element
+ * @gfp: allocation flags
+ * @node: the node, or NUMA_NO_NODE
+ *
+ * Return: as cmstat_kmalloc_array().
+ */
+static inline __alloc_size(2, 3) void *
+cmstat_kmalloc_array_node(struct cmstat_heap *heap, size_t n, size_t size,
+			  gfp_t gfp, int node)
+{
+	return cmstat_kmalloc_node(heap, size_mul(n, size), gfp, node);
+}
+
+/**
+ * cmstat_kcalloc_node() - cmstat_kmalloc_array_node(), zeroed
+ * @heap: heap to account the allocation in
+ * @n: number of elements
+ * @size: bytes per element
+ * @gfp: allocation flags
+ * @node: the node, or NUMA_NO_NODE
+ *
+ * Return: as cmstat_kmalloc_array().
+ */
+static inline __alloc_size(2, 3) void *
+cmstat_kcalloc_node(struct cmstat_heap *heap, size_t n, size_t size,
+		    gfp_t gfp, int node)
+{
+	return cmstat_kmalloc_array_node(heap, n, size, gfp | __GFP_ZERO, node);
+}
+
+/**
+ * cmstat_krealloc_array() - cmstat_krealloc() to @n elements of @size
+ * @heap: the heap it was allocated from, and the new memory's
+ * @obj: memory to resize, or NULL
+ * @n: number of elements
+ * @size: bytes per element
+ * @gfp: allocation flags
+ *
+ * Return: as cmstat_krealloc(); NULL, @obj left as it was, on overflow.
+ */
+static inline void *__must_check
+cmstat_krealloc_array(struct cmstat_heap *heap, const void *obj, size_t n,
+		      size_t size, gfp_t gfp)
+{
+	size_t bytes;
+
+	if (unlikely(check_mul_overflow(n, size, &bytes)))
+		return NULL;
+	return cmstat_krealloc(heap, obj, bytes, gfp);
+}
+
+/**
+ * cmstat_kmemdup_array() - cmstat_kmemdup() of @n elements of @size
+ * @heap: heap to account the copy in
+ * @src: the elements
+ * @n: number of elements
+ * @size: bytes per element
+ * @gfp: allocation flags
+ *
+ * Return: the copy; NULL on failure or overflow.
+ */
+static inline __alloc_size(3, 4) void *
+cmstat_kmemdup_array(struct cmstat_heap *heap, const void *src, size_t n,
+		     size_t size, gfp_t gfp)
+{
+	return cmstat_kmemdup(heap, src, size_mul(n, size), gfp);
+}
+
+/**
  * cmstat_kvmalloc() - cmstat_kmalloc(), or virtually contiguous memory
  *	for sizes past it
  * @heap: heap to account the allocation in
@@ -135,6 +225,51 @@ static inline __alloc_size(2) void *
 cmstat_kvmalloc(struct cmstat_heap *heap, size_t size, gfp_t gfp)
 {
 	return cmstat_kvmalloc_node(heap, size, gfp, NUMA_NO_NODE);
+}
+
+/**
+ * cmstat_kvzalloc() - cmstat_kvmalloc(), zeroed
+ * @heap: heap to account the allocation in
+ * @size: bytes wanted
+ * @gfp: as for cmstat_kvmalloc()
+ *
+ * Return: as cmstat_kvmalloc().
+ */
+static inline __alloc_size(2) void *
+cmstat_kvzalloc(struct cmstat_heap *heap, size_t size, gfp_t gfp)
+{
+	return cmstat_kvmalloc(heap, size, gfp | __GFP_ZERO);
+}
+
+/**
+ * cmstat_kvmalloc_array() - cmstat_kvmalloc() of @n elements of @size
+ * @heap: heap to account the allocation in
+ * @n: number of elements
+ * @size: bytes per element
+ * @gfp: as for cmstat_kvmalloc()
+ *
+ * Return: as cmstat_kvmalloc(); NULL, counted as a failure, on overflow.
+ */
+static inline __alloc_size(2, 3) void *
+cmstat_kvmalloc_array(struct cmstat_heap *heap, size_t n, size_t size,
+		      gfp_t gfp)
+{
+	return cmstat_kvmalloc(heap, size_mul(n, size), gfp);
+}
+
+/**
+ * cmstat_kvcalloc() - cmstat_kvmalloc_array(), zeroed
+ * @heap: heap to account the allocation in
+ * @n: number of elements
+ * @size: bytes per element
+ * @gfp: as for cmstat_kvmalloc()
+ *
+ * Return: as cmstat_kvmalloc_array().
+ */
+static inline __alloc_size(2, 3) void *
+cmstat_kvcalloc(struct cmstat_heap *heap, size_t n, size_t size, gfp_t gfp)
+{
+	return cmstat_kvmalloc_array(heap, n, size, gfp | __GFP_ZERO);
 }
 
 /**
