@@ -11,7 +11,9 @@
 # their sizes, from which the check in the VM tells which module's code
 # made a kmem event; and OUT/adopt-deps, the kernel's modules they need,
 # copied from MODDIR (the kernel's build tree, or an unpacked
-# /lib/modules/RELEASE) into OUT, in the order to load them.
+# /lib/modules/RELEASE) into OUT, in the order to load them.  With
+# ADOPT_PLAIN=1, each is also built as the kernel has it, without the
+# line, as OUT/NAME-plain.ko: the benchmark's baseline.
 # shellcheck source-path=SCRIPTDIR
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -59,19 +61,32 @@ kernel_module() {
 	echo "$out/$1.ko"
 }
 
+# build NAME DIR ARGS...: the kernel's module in DIR, copied to OUT/NAME
+# and built there with ARGS, as OUT/NAME.ko; with the one line, unless
+# NAME ends in -plain.
+build() {
+	local name=$1 dir=$2
+	shift 2
+	cp -r "$ksrc/$dir" "$out/$name"
+	[[ $name == *-plain ]] || adopt_line "$name" >>"$out/$name/Makefile"
+	make -C "$kdir" M="$out/$name" W=1 CMSTAT_INCLUDE="$CMSTAT_ROOT/include" \
+		KBUILD_EXTRA_SYMBOLS="$tree/Module.symvers" "$@" modules \
+		>"$out/$name.log" 2>&1 && [ "$(build_problems "$out/$name.log")" = 0 ] &&
+		cp "$out/$name/${name%-plain}.ko" "$out/$name.ko"
+}
+
 rm -rf "$out" && mkdir -p "$out"
 : >"$out/adopt-deps"
 sections "$tree/module/cmstat.ko" >"$out/sections"
 rc=0
 for entry in "${ADOPTED[@]}"; do
 	read -r name dir args <<<"$entry"
-	cp -r "$ksrc/$dir" "$out/$name"
-	adopt_line "$name" >>"$out/$name/Makefile"
 	# shellcheck disable=SC2086 # $args: the module's own make arguments
-	if make -C "$kdir" M="$out/$name" W=1 CMSTAT_INCLUDE="$CMSTAT_ROOT/include" \
-		KBUILD_EXTRA_SYMBOLS="$tree/Module.symvers" $args "$@" modules \
-		>"$out/$name.log" 2>&1 && [ "$(build_problems "$out/$name.log")" = 0 ]; then
-		cp "$out/$name/$name.ko" "$out/"
+	if [ "${ADOPT_PLAIN:-0}" = 1 ]; then
+		build "$name-plain" "$dir" $args "$@" && echo "$out/$name-plain.ko" || rc=1
+	fi
+	# shellcheck disable=SC2086 # the same
+	if build "$name" "$dir" $args "$@"; then
 		sections "$out/$name.ko" >>"$out/sections"
 		echo "$out/$name.ko"
 		for dep in $(modinfo -F depends "$out/$name.ko" | tr , ' '); do

@@ -14,7 +14,11 @@
 #   handlers' on the others).  Instruction counts cannot show cache-line
 #   contention or what a fence costs: the static counts (LOCK-prefixed
 #   instructions, fences, per-CPU read-modify-writes, from the disassembly)
-#   and the wall-clock table stand beside them for that.
+#   and the wall-clock table stand beside them for that.  Beside the
+#   microbenchmarks, the workload of two in-tree modules (ext2 on
+#   null_blk, scripts/guest/adopt-workload.sh), built as the kernel has
+#   them and adopted with the one Kbuild line (scripts/adopt-build.sh),
+#   in turn in one 1-vCPU VM.
 # - wall clock, second: multi-threaded TCG, the writer and allocator with
 #   SMP vCPUs, the reader once per vCPU count.  These swing with the host's
 #   load (by 20-85% here) and say little about hardware.
@@ -44,25 +48,32 @@ start=$(date +%s)
 
 ensure_pkgs "${HOST_PKGS[@]}" binutils
 stock_612_tree bench
+mapfile -t adopted < <(ADOPT_PLAIN=1 bash "$CMSTAT_ROOT/scripts/adopt-build.sh" \
+	"$(kernel_source)" "$STOCK_KDIR" \
+	"$(stock_kernel_dir "$STOCK_ABI")/lib/modules/$STOCK_ABI" "$STOCK_TREE" \
+	"$BUILDDIR/bench-adopt") || die "building the adopted modules failed, see $BUILDDIR/bench-adopt/*.log"
 initrd="$BUILDDIR/initramfs-bench.gz"
 make_initramfs "$initrd" "$CMSTAT_ROOT/scripts/guest/bench-init" \
-	"$STOCK_TREE"/module/*.ko "$STOCK_TREE"/bench/*.ko
+	"$STOCK_TREE"/module/*.ko "$STOCK_TREE"/bench/*.ko "${adopted[@]}"
 
-# boot SAMPLES NAME VCPUS MODE: one VM; its sample lines are appended to
-# SAMPLES.  VM_ICOUNT (see vm.sh) chooses instruction counts.
+# boot SAMPLES NAME VCPUS MODE [TIMEOUT]: one VM; its sample lines are
+# appended to SAMPLES.  VM_ICOUNT (see vm.sh) chooses instruction counts.
 boot() {
 	local log="$LOGDIR/bench-$2.log"
 	# shellcheck disable=SC2086 # BOOT_ARGS: words of the command line
-	vm_guest "$STOCK_KERNEL" "$initrd" "$log" $((600 + 60 * $3)) "$3" bench \
+	vm_guest "$STOCK_KERNEL" "$initrd" "$log" "${5:-$((600 + 60 * $3))}" "$3" bench \
 		quiet $BOOT_ARGS "cmstat.bench=$4" "cmstat.runs=$RUNS" || exit 1
 	grep -E '^(sample|info) ' "$log.out" >>"$1" || die "$2 printed no samples, see $log"
 }
 
 icount="$LOGDIR/bench-icount.samples"
 wall="$LOGDIR/bench-wall.samples"
+workload="$LOGDIR/bench-adopt.samples"
 : >"$icount"
 : >"$wall"
+: >"$workload"
 VM_ICOUNT=1 boot "$icount" icount-main 1 main
+VM_ICOUNT=1 boot "$workload" icount-adopt 1 adopt $((600 + 240 * RUNS))
 for n in $READER_CPUS; do
 	VM_ICOUNT=1 boot "$icount" "icount-reader-$n" "$n" reader
 done
@@ -85,6 +96,20 @@ echo
 awk -v allcpus=1 -v runs="$RUNS" -v disasm="$(echo "$disasm" | tail -n 1)" \
 	-v icount=1 -v prefix=icount_ -f "$CMSTAT_ROOT/scripts/median.awk" \
 	-f "$CMSTAT_ROOT/scripts/bench-summary.awk" "$icount"
+echo
+echo "== The workload of ext2 on null_blk (scripts/guest/adopt-workload.sh), instructions, 1 vCPU, modules loaded and unloaded outside it =="
+echo
+awk -v runs="$RUNS" -f "$CMSTAT_ROOT/scripts/median.awk" -e '
+	$1 == "sample" && $2 == "adopt_workload" { k = $3; v[k, ++n[k]] = $4 }
+	END {
+		plain = samples_median("plain", runs)
+		adopted = samples_median("adopted", runs)
+		printf "  %-40s %14.0f\n", "as the kernel builds them", plain
+		printf "  %-40s %14.0f  %+.2f%%\n", "adopted with the one Kbuild line", adopted,
+		       plain ? 100 * (adopted - plain) / plain : 0
+		if (short != "")
+			print "  (short of samples:" short ")"
+	}' "$workload"
 echo
 echo "== Static counts, from the disassembly of the code clients compile (scripts/disasm.sh): whole functions, fast and slow paths =="
 echo "$disasm" | grep -E '^cmstat_probe_[a-z0-9_]+: instructions=' | awk '!seen[$0]++' |

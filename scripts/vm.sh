@@ -7,7 +7,8 @@
 # VM_BUSYBOX: a static busybox for the guest's architecture), INIT as /init
 # (which sources /etc/cmstat-guest.sh, scripts/guest/common.sh), the
 # modules in /lib/cmstat, the shell checks in /checks (with what they
-# share, scripts/guest/check-lib.sh, as /etc/cmstat-check.sh), the list of
+# share, scripts/guest/check-lib.sh, as /etc/cmstat-check.sh, and the
+# adopted modules' workload as /etc/cmstat-adopt.sh), the list of
 # those the runner runs (VM_CHECKS, as /etc/cmstat-checks) and the viewer.
 make_initramfs() {
 	local out=$1 init=$2 root
@@ -20,6 +21,7 @@ make_initramfs() {
 	cp "$init" "$root/init" && chmod +x "$root/init"
 	cp "$CMSTAT_ROOT/scripts/guest/common.sh" "$root/etc/cmstat-guest.sh"
 	cp "$CMSTAT_ROOT/scripts/guest/check-lib.sh" "$root/etc/cmstat-check.sh"
+	cp "$CMSTAT_ROOT/scripts/guest/adopt-workload.sh" "$root/etc/cmstat-adopt.sh"
 	[ $# -gt 0 ] && cp "$@" "$root/lib/cmstat/"
 	cp "$CMSTAT_ROOT"/scripts/guest/checks/*.sh "$root/checks/" 2>/dev/null
 	echo "${VM_CHECKS:-}" >"$root/etc/cmstat-checks"

@@ -12,6 +12,7 @@
 # modules unloaded, nothing is left: both heaps gone, every allocation
 # freed, by the tracepoints and by cmstat's destroyed record.
 . /etc/cmstat-check.sh
+. /etc/cmstat-adopt.sh
 [ -e /lib/cmstat/ext2.ko ] ||
 	{ echo "no adopted modules were built for this kernel"; exit 4; }
 dbg=/sys/kernel/debug/cmstat
@@ -20,10 +21,7 @@ fail=0
 no() { echo "$*"; fail=1; }
 
 # A cmstat of its own: its destroyed record then holds these two heaps only.
-rmmod cmstat && insmod /lib/cmstat/cmstat.ko || exit 1
-for m in $(cat /lib/cmstat/adopt-deps); do
-	[ -d /sys/module/"$m" ] || insmod /lib/cmstat/"$m".ko || exit 1
-done
+rmmod cmstat && insmod /lib/cmstat/cmstat.ko && adopt_deps || exit 1
 
 mount -t tracefs nodev $T 2>/dev/null
 [ -e $T/events/kmem/kmalloc/enable ] || { echo "no kmem tracepoints"; exit 1; }
@@ -75,47 +73,15 @@ rm -f /tmp/adopt-done
 reader=$!
 
 # null_blk alone: pages written are allocated, discarded are freed.
+# Then ext2 on it.  Then null_blk alone again, the whole disk discarded.
 period null_blk
 insmod /lib/cmstat/null_blk.ko nr_devices=0 || exit 1
-mkdir -p /sys/kernel/config
-mount -t configfs none /sys/kernel/config 2>/dev/null
-nullb=/sys/kernel/config/nullb/nullb0
-mkdir $nullb || exit 1
-for a in memory_backed=1 discard=1 size=1024 blocksize=4096 power=1; do
-	echo "${a#*=}" > "$nullb/${a%=*}" || exit 1
-done
-dev=/dev/nullb0
-dd if=/dev/zero of=$dev bs=4096 count=512 2>/dev/null || no "dd to $dev failed"
-blkdiscard -o 0 -l 1048576 $dev || no "blkdiscard failed"
-mke2fs -q -b 4096 $dev > /dev/null || no "mke2fs failed"
-
-# ext2 on it: files made, read, renamed and removed, mounted twice.
+adopt_disk || fail=1
 period ext2
 insmod /lib/cmstat/ext2.ko || exit 1
-mkdir -p /mnt
-mount -t ext2 $dev /mnt || exit 1
-i=0
-while [ $i -lt 40 ]; do
-	mkdir /mnt/d$i
-	dd if=/dev/zero of=/mnt/d$i/f bs=1024 count=$((i * 3 + 1)) 2>/dev/null
-	echo "file $i" > /mnt/d$i/small
-	ln -s small /mnt/d$i/link
-	mv /mnt/d$i/small /mnt/d$i/renamed
-	[ $((i % 3)) = 0 ] && rm -r /mnt/d$i
-	i=$((i + 1))
-done
-umount /mnt || no "umount failed"
-mount -t ext2 $dev /mnt || no "second mount failed"
-cat /mnt/d*/renamed /mnt/d*/f > /dev/null || no "reading back failed"
-ls -lR /mnt > /dev/null
-rm -r /mnt/d*
-umount /mnt || no "second umount failed"
-sync
-echo 3 > /proc/sys/vm/drop_caches
-
-# null_blk alone again: the whole disk discarded.
+adopt_fs || fail=1
 period null_blk
-blkdiscard $dev || no "blkdiscard of the disk failed"
+adopt_discard || fail=1
 touch /tmp/adopt-done
 finish $reader
 read -r reads bad < /tmp/adopt-reader
@@ -254,7 +220,7 @@ done
 # rmmod then waits for its module's own delayed release, 1 s at least,
 # before the code goes: the disk's work, queued first, runs in that time.
 rmmod ext2 || no "rmmod ext2 failed"
-echo 0 > $nullb/power && rmdir $nullb || no "removing $dev failed"
+adopt_disk_remove || fail=1
 dmesg | grep -q 'kobject_release.*(delayed' && sleep 5
 rmmod null_blk || no "rmmod null_blk failed"
 echo 0 > $T/tracing_on
