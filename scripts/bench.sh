@@ -99,17 +99,8 @@ awk -v allcpus=1 -v runs="$RUNS" -v disasm="$(echo "$disasm" | tail -n 1)" \
 echo
 echo "== The workload of ext2 on null_blk (scripts/guest/adopt-workload.sh), instructions, 1 vCPU, modules loaded and unloaded outside it =="
 echo
-awk -v runs="$RUNS" -f "$CMSTAT_ROOT/scripts/median.awk" -e '
-	$1 == "sample" && $2 == "adopt_workload" { k = $3; v[k, ++n[k]] = $4 }
-	END {
-		plain = samples_median("plain", runs)
-		adopted = samples_median("adopted", runs)
-		printf "  %-40s %14.0f\n", "as the kernel builds them", plain
-		printf "  %-40s %14.0f  %+.2f%%\n", "adopted with the one Kbuild line", adopted,
-		       plain ? 100 * (adopted - plain) / plain : 0
-		if (short != "")
-			print "  (short of samples:" short ")"
-	}' "$workload"
+awk -v runs="$RUNS" -f "$CMSTAT_ROOT/scripts/median.awk" \
+	-f "$CMSTAT_ROOT/scripts/bench-adopt-summary.awk" "$workload"
 echo
 echo "== Static counts, from the disassembly of the code clients compile (scripts/disasm.sh): whole functions, fast and slow paths =="
 echo "$disasm" | grep -E '^cmstat_probe_[a-z0-9_]+: instructions=' | awk '!seen[$0]++' |
