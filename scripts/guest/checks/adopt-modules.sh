@@ -27,7 +27,8 @@ mount -t tracefs nodev $T 2>/dev/null
 [ -e $T/events/kmem/kmalloc/enable ] || { echo "no kmem tracepoints"; exit 1; }
 # Tracing as it was, and no reader left running, for the checks after
 # this one, however this one ends.
-kb=$(cat $T/buffer_size_kb)
+# The buffer's size: "N", or "N (expanded: M)" before its first use.
+kb=$(sed 's/.*expanded: \([0-9]*\).*/\1/' $T/buffer_size_kb)
 untrace() {
 	touch /tmp/adopt-done
 	echo 0 > $T/tracing_on
