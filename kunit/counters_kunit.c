@@ -490,7 +490,10 @@ static void counters_cut_before_destroy(struct kunit *test)
 	late = destroyer_create(test, heap);
 	wt = held_task_start(test, &h, early);
 
-	/* The early cut: its generation closed, it waits for the section. */
+	/*
+	 * The early cut: its generation closed, it waits for the section.
+	 * Pairs with WRITE_ONCE() in cmstat_close_gen().
+	 */
 	gen = READ_ONCE(cmstat_heap_group.gen);
 	wake_up_process(early);
 	for (i = 0; i < KILL_POLLS && READ_ONCE(cmstat_heap_group.gen) == gen; i++)

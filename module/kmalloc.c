@@ -300,7 +300,8 @@ static void *cmstat_realloc_from(struct cmstat_heap *heap, const void *obj,
  * class stays where it is (the bytes past @new_size are zeroed with
  * init_on_alloc or init_on_free, as krealloc() does); anything else moves
  * to a new cmstat_kmalloc() allocation, and the old memory goes through
- * cmstat_kfree(), counted or not as it says.
+ * cmstat_kfree(), counted or not as it says.  vmalloc() memory that cmstat
+ * did not allocate is left as it was, as cmstat_kvrealloc() says.
  *
  * Return: the memory; ZERO_SIZE_PTR when @new_size is 0; NULL, with @obj
  * left as it was, on failure.
