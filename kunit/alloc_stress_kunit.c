@@ -207,9 +207,8 @@ static struct stress_load *stress_start(struct kunit *test,
 		struct irq_worker *w = per_cpu_ptr(&irq_workers, cpu);
 
 		memset(w, 0, sizeof(*w));
-		hrtimer_init(&w->timer, CLOCK_MONOTONIC,
-			     HRTIMER_MODE_REL_PINNED_HARD);
-		w->timer.function = irq_worker_fn;
+		cmstat_hrtimer_setup(&w->timer, irq_worker_fn, CLOCK_MONOTONIC,
+				     HRTIMER_MODE_REL_PINNED_HARD);
 	}
 	on_each_cpu(irq_worker_start, NULL, 1);
 	for_each_online_cpu(cpu) {

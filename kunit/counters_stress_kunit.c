@@ -43,6 +43,7 @@
 #define HAVE_TEST_NMI 0
 #endif
 
+#include <cmstat/compat.h>
 #include <cmstat/counters.h>
 
 static unsigned int stress_snapshots = 2000;
@@ -266,10 +267,10 @@ static void stress_init_cpu(unsigned int cpu)
 	sc->work = IRQ_WORK_INIT_HARD(stress_irq_work);
 	INIT_WORK(&sc->bh_work, stress_bh_work);
 	sc->nmi_pending = false;
-	hrtimer_init(&sc->hard, CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED_HARD);
-	sc->hard.function = stress_timer;
-	hrtimer_init(&sc->soft, CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED_SOFT);
-	sc->soft.function = stress_timer;
+	cmstat_hrtimer_setup(&sc->hard, stress_timer, CLOCK_MONOTONIC,
+			     HRTIMER_MODE_REL_PINNED_HARD);
+	cmstat_hrtimer_setup(&sc->soft, stress_timer, CLOCK_MONOTONIC,
+			     HRTIMER_MODE_REL_PINNED_SOFT);
 }
 
 /* hrtimer_start() on another CPU's timer: run it there. */

@@ -100,7 +100,7 @@ void __cmstat_free_tail(struct cmstat_heap *heap, const void *obj,
 {
 	if (ZERO_OR_NULL_PTR(obj) || !cmstat_debug_untrack(heap, obj, size))
 		return;
-	kfree(obj);
+	__cmstat_kfree(obj);
 	cmstat_account(heap, CMSTAT_HC_CLASS_FREES + class,
 		       CMSTAT_HC_REQUESTED_FREE_BYTES, size, -1, 0);
 }
@@ -122,6 +122,29 @@ void __cmstat_gfp_blocking_in_irq(unsigned long caller)
 		     (void *)caller);
 }
 EXPORT_SYMBOL_GPL(__cmstat_gfp_blocking_in_irq);
+
+/**
+ * __cmstat_alloc_refused_rt() - refuse an allocation PREEMPT_RT cannot
+ *	serve
+ * @heap: the heap it was for
+ * @caller: an address in the function that allocated
+ *
+ * Where __cmstat_atomic_rt() is true: the slab allocator would take a
+ * sleeping lock there.  Counted as a failure, and reported once: the
+ * kernel itself says nothing of it without CONFIG_DEBUG_ATOMIC_SLEEP.
+ * Not for direct use.
+ *
+ * Return: NULL.
+ */
+void *__cmstat_alloc_refused_rt(struct cmstat_heap *heap,
+				unsigned long caller)
+{
+	pr_err_once("%pS: an allocation with preemption or interrupts disabled, where PREEMPT_RT's allocators may sleep: refused\n",
+		    (void *)caller);
+	__cmstat_alloc_failed(heap);
+	return NULL;
+}
+EXPORT_SYMBOL_GPL(__cmstat_alloc_refused_rt);
 
 /*
  * Whether cmstat refuses @gfp for @size: a zone modifier other than
@@ -156,6 +179,8 @@ void *cmstat_alloc_from(struct cmstat_heap *heap, size_t size, gfp_t gfp,
 
 	if (unlikely(!size))
 		return ZERO_SIZE_PTR;
+	if (__cmstat_atomic_rt())
+		return __cmstat_alloc_refused_rt(heap, caller);
 	if (cmstat_gfp_refused(heap, size, gfp, caller))
 		return NULL;
 	if (size <= CMSTAT_MAX_CLASS_SIZE) {
@@ -252,8 +277,7 @@ EXPORT_SYMBOL_GPL(__cmstat_kmalloc);
 static void cmstat_free_large(struct cmstat_heap *heap, const void *obj,
 			      size_t size)
 {
-	cmstat_large_forget(obj);
-	kfree(obj);
+	cmstat_large_release(obj);
 	cmstat_account(heap, CMSTAT_HC_LARGE_FREES,
 		       CMSTAT_HC_REQUESTED_FREE_BYTES, size,
 		       CMSTAT_HC_LARGE_FREE_BYTES, cmstat_alloc_held_bytes(size));
@@ -271,7 +295,7 @@ static void cmstat_free_checked(struct cmstat_heap *heap, const void *obj,
 		return;
 	}
 	/* Whatever @size says: kfree() finds the object's own slab. */
-	kfree(obj);
+	__cmstat_kfree(obj);
 	cmstat_account(heap, CMSTAT_HC_CLASS_FREES + __cmstat_class_lookup(size),
 		       CMSTAT_HC_REQUESTED_FREE_BYTES, size, -1, 0);
 }

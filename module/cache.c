@@ -144,6 +144,7 @@ void cmstat_cache_destroy(struct cmstat_cache *cc)
 	kfree(c);
 destroy:
 	cmstat_owner_del_cache(cp);
+	cmstat_free_later_flush();	/* objects whose free was handed on */
 	kmem_cache_destroy(cc->slab);
 	cmstat_heap_del_cache(cc->heap, cp);
 	/* cmstat_owner_of() may still be looking at it. */
@@ -236,7 +237,7 @@ void __cmstat_cache_free_tail(struct cmstat_cache *cc, void *obj)
 {
 	if (!obj || !cmstat_debug_untrack(cc->heap, obj, cc->size))
 		return;
-	kmem_cache_free(cc->slab, obj);
+	__cmstat_kfree(obj);
 	cmstat_cache_account(cc, true, 1);
 }
 EXPORT_SYMBOL_GPL(__cmstat_cache_free_tail);
@@ -255,6 +256,8 @@ EXPORT_SYMBOL_GPL(__cmstat_cache_free_tail);
 void *cmstat_cache_alloc_lru(struct cmstat_cache *cc, struct list_lru *lru,
 			     gfp_t gfp)
 {
+	if (__cmstat_atomic_rt())
+		return __cmstat_alloc_refused_rt(cc->heap, _RET_IP_);
 	return __cmstat_cache_alloc_done(cc,
 					 kmem_cache_alloc_lru(cc->slab, lru,
 							      gfp), gfp);
@@ -278,6 +281,10 @@ int cmstat_cache_alloc_bulk(struct cmstat_cache *cc, gfp_t gfp, size_t n,
 {
 	size_t i;
 
+	if (__cmstat_atomic_rt()) {
+		__cmstat_alloc_refused_rt(cc->heap, _RET_IP_);
+		return 0;
+	}
 	if (cmstat_debug_free_enabled()) {
 		for (i = 0; i < n; i++) {
 			objs[i] = cmstat_cache_alloc(cc, gfp);
@@ -310,7 +317,7 @@ void cmstat_cache_free_bulk(struct cmstat_cache *cc, size_t n, void **objs)
 {
 	size_t i;
 
-	if (cmstat_debug_free_enabled()) {
+	if (cmstat_debug_free_enabled() || __cmstat_atomic_rt()) {
 		for (i = 0; i < n; i++)
 			cmstat_cache_free(cc, objs[i]);
 		return;

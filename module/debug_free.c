@@ -6,7 +6,9 @@
  *
  * Off by default; switched on at load time (debug_free=1), when the static
  * key makes the hooks live.  A hash table under one spinlock: slow, and
- * meant for finding client bugs, not for production.
+ * meant for finding client bugs, not for production.  A raw one: frees
+ * come from any context, on PREEMPT_RT too, and nothing under it sleeps,
+ * allocates or prints.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -27,7 +29,7 @@ struct cmstat_debug_obj {
 };
 
 static DEFINE_HASHTABLE(cmstat_debug_objs, 12);
-static DEFINE_SPINLOCK(cmstat_debug_lock);	/* protects the table */
+static DEFINE_RAW_SPINLOCK(cmstat_debug_lock);	/* protects the table */
 static unsigned long cmstat_invalid_frees;	/* under cmstat_debug_lock */
 
 /* Read by the inline fast path of include/cmstat/alloc.h too. */
@@ -44,9 +46,9 @@ unsigned long cmstat_debug_invalid_frees(void)
 {
 	unsigned long flags, n;
 
-	spin_lock_irqsave(&cmstat_debug_lock, flags);
+	raw_spin_lock_irqsave(&cmstat_debug_lock, flags);
 	n = cmstat_invalid_frees;
-	spin_unlock_irqrestore(&cmstat_debug_lock, flags);
+	raw_spin_unlock_irqrestore(&cmstat_debug_lock, flags);
 	return n;
 }
 EXPORT_SYMBOL_GPL(cmstat_debug_invalid_frees);
@@ -75,9 +77,9 @@ int __cmstat_debug_track(struct cmstat_heap *heap, const void *obj,
 	rec->obj = obj;
 	rec->heap = heap;
 	rec->size = size;
-	spin_lock_irqsave(&cmstat_debug_lock, flags);
+	raw_spin_lock_irqsave(&cmstat_debug_lock, flags);
 	hash_add(cmstat_debug_objs, &rec->node, (unsigned long)obj);
-	spin_unlock_irqrestore(&cmstat_debug_lock, flags);
+	raw_spin_unlock_irqrestore(&cmstat_debug_lock, flags);
 	return 0;
 }
 
@@ -126,7 +128,7 @@ static bool cmstat_debug_check(struct cmstat_heap *heap, const void *obj,
 	const char *bad = NULL;
 	unsigned long flags;
 
-	spin_lock_irqsave(&cmstat_debug_lock, flags);
+	raw_spin_lock_irqsave(&cmstat_debug_lock, flags);
 	rec = cmstat_debug_find(obj);
 	if (!rec)
 		bad = "object not allocated by cmstat (or freed twice)";
@@ -147,13 +149,13 @@ static bool cmstat_debug_check(struct cmstat_heap *heap, const void *obj,
 	} else {
 		hash_del(&rec->node);
 	}
-	spin_unlock_irqrestore(&cmstat_debug_lock, flags);
+	raw_spin_unlock_irqrestore(&cmstat_debug_lock, flags);
 
 	if (bad) {
 		cmstat_debug_report(bad, heap, size, &was);
 		return false;
 	}
-	kfree(rec);
+	__cmstat_kfree(rec);
 	return true;
 }
 

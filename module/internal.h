@@ -119,6 +119,10 @@ int cmstat_large_record(const void *obj, size_t size, bool vmalloc,
 			gfp_t gfp);
 void cmstat_large_forget(const void *obj);
 
+/* free_later.c: frees where PREEMPT_RT's allocators cannot take them. */
+void cmstat_large_release(const void *obj);
+void cmstat_free_later_flush(void);
+
 /* The heaps (heap.c), their statistics (stats.c) and their readers */
 struct dentry;
 struct kobject;

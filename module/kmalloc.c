@@ -84,11 +84,13 @@ static void cmstat_kfree_from(struct cmstat_heap *heap, const void *obj,
 	if (ZERO_OR_NULL_PTR(obj) ||
 	    !cmstat_unsized_check(heap, obj, &owner, caller))
 		return;
+	if (sensitive)	/* as kvfree_sensitive() */
+		memzero_explicit((void *)obj, owner.kind == CMSTAT_OWNER_LARGE ?
+					      owner.size : ksize(obj));
 	if (owner.kind == CMSTAT_OWNER_LARGE)
-		cmstat_large_forget(obj);
-	if (sensitive)
-		kvfree_sensitive(obj, owner.kind == CMSTAT_OWNER_LARGE ?
-				      owner.size : ksize(obj));
+		cmstat_large_release(obj);
+	else if (__cmstat_atomic_rt())
+		__cmstat_free_later(obj);
 	else
 		kvfree(obj);	/* anything kfree() frees, and vmalloc()'s */
 	cmstat_unsized_count(heap, &owner);
@@ -121,7 +123,7 @@ void cmstat_kfree(struct cmstat_heap *heap, const void *obj)
 	class = s ? cmstat_class_of_cache(s) : -1;
 	if (likely(class >= 0) &&
 	    static_branch_likely(&cmstat_inline_accounting)) {
-		kfree(obj);
+		__cmstat_kfree(obj);
 		__cmstat_account(heap, 0, CMSTAT_HC_CLASS_FREES + class,
 				 CMSTAT_HC_REQUESTED_FREE_BYTES,
 				 cmstat_class_sizes[class]);

@@ -57,6 +57,7 @@ static void __exit cmstat_exit(void)
 	cmstat_debugfs_exit();
 	cmstat_sysfs_exit();
 	cmstat_heaps_exit();
+	cmstat_free_later_flush();
 	cmstat_debug_exit();
 	cmstat_classes_exit(true);
 	pr_info("unloaded\n");

@@ -144,8 +144,9 @@ struct cmstat_class_stats {
  * @free_bytes: bytes released by frees, cumulative
  * @requested_alloc_bytes: bytes callers asked for, cumulative
  * @requested_free_bytes: requested bytes of freed objects, cumulative
- * @mallocs: successful allocations (classes and large), cumulative
- * @frees: frees (classes and large), cumulative
+ * @mallocs: successful allocations (classes, large and typed caches),
+ *	cumulative
+ * @frees: frees (classes, large and typed caches), cumulative
  * @live_objects: @mallocs - @frees
  * @large_mallocs: allocations above %CMSTAT_MAX_CLASS_SIZE, cumulative
  * @large_frees: frees of those, cumulative
@@ -153,8 +154,8 @@ struct cmstat_class_stats {
  * @large_alloc_bytes: bytes held by large allocations, cumulative
  * @large_free_bytes: bytes released by large frees, cumulative
  * @large_live_bytes: @large_alloc_bytes - @large_free_bytes
- * @failed_allocs: allocations that returned NULL (no memory, or a size
- *	above the maximum), cumulative
+ * @failed_allocs: allocations that returned NULL (no memory, a size
+ *	above the maximum, or a context PREEMPT_RT cannot serve), cumulative
  * @cache_mallocs: allocations from the heap's typed caches, cumulative
  * @cache_frees: frees into them, cumulative
  * @cache_live_objects: @cache_mallocs - @cache_frees
@@ -273,6 +274,7 @@ size_t cmstat_class_size(unsigned int class);
 int cmstat_size_to_class(size_t size);
 size_t cmstat_alloc_held_bytes(size_t size);
 unsigned long cmstat_debug_invalid_frees(void);
+unsigned long cmstat_frees_handed_on(void);
 bool cmstat_debug_free_enabled(void);
 
 /*
@@ -358,6 +360,36 @@ static __always_inline bool __cmstat_in_task(void)
 void __cmstat_gfp_blocking_in_irq(unsigned long caller);
 
 /*
+ * Whether this is a context PREEMPT_RT's allocators cannot serve: its slab
+ * and page allocators take sleeping locks, so they may be called only
+ * where the caller could be preempted, never from a hard interrupt
+ * handler or hard hrtimer, nor with preemption or interrupts disabled
+ * (Documentation/locking/locktypes.rst, "raw_spinlock_t on RT").  There
+ * cmstat refuses allocations and hands frees on (module/free_later.c).
+ * Constant false on every other kernel.
+ */
+static __always_inline bool __cmstat_atomic_rt(void)
+{
+	return IS_ENABLED(CONFIG_PREEMPT_RT) && !preemptible();
+}
+
+void *__cmstat_alloc_refused_rt(struct cmstat_heap *heap,
+				unsigned long caller);
+void __cmstat_free_later(const void *obj);
+
+/*
+ * kfree() of a slab object, from any context: handed on where
+ * __cmstat_atomic_rt() says the slab allocator cannot take it now.
+ */
+static __always_inline void __cmstat_kfree(const void *obj)
+{
+	if (__cmstat_atomic_rt())
+		__cmstat_free_later(obj);
+	else
+		kfree(obj);
+}
+
+/*
  * One writer section on the heap's counters, in task context if @task: a
  * class allocation or free moves its class's count and the requested
  * bytes.  Straight-line: the slots come from the heap, the generation from
@@ -392,6 +424,11 @@ static __always_inline void __cmstat_account(const struct cmstat_heap *heap,
 					     size_t size)
 {
 	if (__cmstat_in_task()) {
+		/* PREEMPT_RT's softirqs run in tasks, preemptible. */
+		if (IS_ENABLED(CONFIG_PREEMPT_RT) &&
+		    unlikely(gfpflags_allow_blocking(gfp) &&
+			     in_serving_softirq()))
+			__cmstat_gfp_blocking_in_irq(_THIS_IP_);
 		__cmstat_account_in(heap, true, count_idx,
 				    requested_idx, size);
 		return;
@@ -427,6 +464,8 @@ __cmstat_alloc_inline(struct cmstat_heap *heap, size_t size, gfp_t gfp,
 	size_t requested;
 	void *obj;
 
+	if (__cmstat_atomic_rt())
+		return __cmstat_alloc_refused_rt(heap, _THIS_IP_);
 	/*
 	 * 0, large or too large: one test, as an unsigned 0 - 1 is huge.
 	 * A zone modifier, out of line too: none, for a constant @gfp.
@@ -557,7 +596,7 @@ static __always_inline void cmstat_free(struct cmstat_heap *heap,
 		if (unlikely(ZERO_OR_NULL_PTR(obj)))
 			return;
 		/* Whatever @size says: kfree() finds the object's own slab. */
-		kfree(obj);
+		__cmstat_kfree(obj);
 		__cmstat_account(heap, 0, CMSTAT_HC_CLASS_FREES + class,
 				 CMSTAT_HC_REQUESTED_FREE_BYTES, size);
 		return;
@@ -566,7 +605,7 @@ static __always_inline void cmstat_free(struct cmstat_heap *heap,
 		__cmstat_free_tail(heap, obj, class, size);
 		return;
 	}
-	kfree(obj);	/* NULL and ZERO_SIZE_PTR are no-ops for it too */
+	__cmstat_kfree(obj);	/* NULL and ZERO_SIZE_PTR: no-ops for it too */
 }
 
 /**

@@ -129,6 +129,8 @@ static __always_inline void *__cmstat_cache_alloc_done(struct cmstat_cache *cc,
 static __always_inline void *cmstat_cache_alloc(struct cmstat_cache *cc,
 						gfp_t gfp)
 {
+	if (__cmstat_atomic_rt())
+		return __cmstat_alloc_refused_rt(cc->heap, _THIS_IP_);
 	return __cmstat_cache_alloc_done(cc, kmem_cache_alloc(cc->slab, gfp),
 					 gfp);
 }
@@ -158,6 +160,8 @@ static __always_inline void *cmstat_cache_zalloc(struct cmstat_cache *cc,
 static __always_inline void *
 cmstat_cache_alloc_node(struct cmstat_cache *cc, gfp_t gfp, int node)
 {
+	if (__cmstat_atomic_rt())
+		return __cmstat_alloc_refused_rt(cc->heap, _THIS_IP_);
 	return __cmstat_cache_alloc_done(cc,
 					 kmem_cache_alloc_node(cc->slab, gfp,
 							       node), gfp);
@@ -183,7 +187,7 @@ static __always_inline void cmstat_cache_free(struct cmstat_cache *cc,
 	if (static_branch_likely(&cmstat_inline_accounting)) {
 		if (unlikely(!obj))
 			return;
-		kfree(obj);
+		__cmstat_kfree(obj);
 		__cmstat_account(cc->heap, 0,
 				 cc->mallocs_idx + CMSTAT_HEAP_CACHES,
 				 CMSTAT_HC_CACHE_FREE_BYTES, cc->size);
@@ -193,7 +197,7 @@ static __always_inline void cmstat_cache_free(struct cmstat_cache *cc,
 		__cmstat_cache_free_tail(cc, obj);
 		return;
 	}
-	kfree(obj);	/* NULL is a no-op for it too */
+	__cmstat_kfree(obj);	/* NULL is a no-op for it too */
 }
 
 /**

@@ -8,6 +8,7 @@
 #ifndef _CMSTAT_COMPAT_H
 #define _CMSTAT_COMPAT_H
 
+#include <linux/hrtimer.h>
 #include <linux/mm.h>
 #include <linux/rcupdate.h>
 #include <linux/slab.h>
@@ -120,6 +121,23 @@ static inline struct kmem_cache *cmstat_slab_cache_of(const void *obj)
 	return (struct kmem_cache *)READ_ONCE(folio->lru.next);
 #else
 	return (struct kmem_cache *)READ_ONCE(folio->mapping);
+#endif
+}
+
+/*
+ * hrtimer_setup() came in 6.13, and hrtimer_init(), which left the
+ * callback to be set after it, went in 6.15.  For cmstat's tests.
+ */
+static inline void
+cmstat_hrtimer_setup(struct hrtimer *timer,
+		     enum hrtimer_restart (*function)(struct hrtimer *),
+		     clockid_t clock_id, enum hrtimer_mode mode)
+{
+#if KERNEL_VERSION(6, 13, 0) <= LINUX_VERSION_CODE
+	hrtimer_setup(timer, function, clock_id, mode);
+#else
+	hrtimer_init(timer, clock_id, mode);
+	timer->function = function;
 #endif
 }
 

@@ -53,7 +53,15 @@
  *		a tasklet (a softirq, nested in the section) that calls
  *		cmstat_alloc() with GFP_KERNEL, a client bug; say how far
  *		this CPU's task and softirq sequence counters moved while it
- *		ran.  For kernels without CONFIG_DEBUG_ATOMIC_SLEEP only.
+ *		ran (on PREEMPT_RT the tasklet's thread runs after the
+ *		section).  For kernels without CONFIG_DEBUG_ATOMIC_SLEEP
+ *		only.
+ *	hardirq	read(): from a hard hrtimer on this CPU, cmstat_alloc()
+ *		with GFP_ATOMIC, and free four objects allocated before: a
+ *		sized, an unsized, a typed and a large one.  Say whether the
+ *		allocation was served (refused on PREEMPT_RT, whose
+ *		allocators may sleep), how the heap's counts moved and how
+ *		many frees cmstat handed on (PREEMPT_RT again).
  *	dma	read(): cmstat_alloc() with GFP_DMA and GFP_DMA32 at class
  *		and large sizes: refused, or the zone the memory came from.
  *	realloc	read(): cmstat_realloc() in place, across classes, to and
@@ -78,6 +86,7 @@
 #include <cmstat/alloc.h>
 #include <cmstat/cache.h>
 #include <cmstat/counters.h>
+#include <cmstat/kmalloc.h>
 
 static struct cmstat_heap *client_heap, *other_heap, *orphan_heap;
 static struct cmstat_heap *cycle_heap, *new_heap;
@@ -345,6 +354,99 @@ static int softirq_show(struct seq_file *m, void *unused)
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(softirq);
+
+/*
+ * "hardirq": what a driver's hard interrupt handler (or hard hrtimer)
+ * does, the timer pinned to the reader's CPU.  Under client_lock.
+ */
+#define HARD_LARGE_SIZE	(3 * PAGE_SIZE)
+static struct hrtimer hard_timer;
+static DECLARE_COMPLETION(hard_done);
+static struct cmstat_cache *hard_cache;
+static void *hard_sized, *hard_unsized, *hard_typed, *hard_large;
+static void *hard_obj;
+static bool hard_in_hardirq;
+
+static enum hrtimer_restart hard_timer_fn(struct hrtimer *t)
+{
+	hard_in_hardirq = in_hardirq();
+	hard_obj = cmstat_alloc(client_heap, 64, GFP_ATOMIC);
+	cmstat_free(client_heap, hard_sized, 64);
+	cmstat_kfree(client_heap, hard_unsized);
+	cmstat_cache_free(hard_cache, hard_typed);
+	cmstat_free(client_heap, hard_large, HARD_LARGE_SIZE);
+	complete(&hard_done);
+	return HRTIMER_NORESTART;
+}
+
+/* The four objects the timer frees, in the heap "client". */
+static int hard_prepare(void)
+{
+	hard_cache = cmstat_cache_create(client_heap, "client_hard", 48, 0,
+					 0, NULL);
+	if (!hard_cache)
+		return -ENOMEM;
+	hard_sized = cmstat_alloc(client_heap, 64, GFP_KERNEL);
+	hard_unsized = cmstat_kmalloc(client_heap, 100, GFP_KERNEL);
+	hard_typed = cmstat_cache_alloc(hard_cache, GFP_KERNEL);
+	hard_large = cmstat_alloc(client_heap, HARD_LARGE_SIZE, GFP_KERNEL);
+	if (hard_sized && hard_unsized && hard_typed && hard_large)
+		return 0;
+	cmstat_free(client_heap, hard_sized, 64);
+	cmstat_kfree(client_heap, hard_unsized);
+	cmstat_cache_free(hard_cache, hard_typed);
+	cmstat_free(client_heap, hard_large, HARD_LARGE_SIZE);
+	cmstat_cache_destroy(hard_cache);
+	return -ENOMEM;
+}
+
+static int hardirq_show(struct seq_file *m, void *unused)
+{
+	struct cmstat_heap_stats *before, *after;
+	unsigned long handed_on;
+	int err = -ENOMEM;
+
+	before = kmalloc(sizeof(*before), GFP_KERNEL);
+	after = kmalloc(sizeof(*after), GFP_KERNEL);
+	if (!before || !after)
+		goto out_free;
+	mutex_lock(&client_lock);
+	err = hard_prepare();
+	if (err)
+		goto out_unlock;
+	err = cmstat_heap_read(client_heap, before);
+	if (err)
+		goto out_destroy;
+	handed_on = cmstat_frees_handed_on();
+	reinit_completion(&hard_done);
+	hrtimer_start(&hard_timer, ns_to_ktime(1000),
+		      HRTIMER_MODE_REL_PINNED_HARD);
+	wait_for_completion(&hard_done);
+	hrtimer_cancel(&hard_timer);	/* until its callback has returned */
+	handed_on = cmstat_frees_handed_on() - handed_on;
+	err = cmstat_heap_read(client_heap, after);
+	seq_printf(m, "in hard interrupt context: %s, allocation: %s\n",
+		   str_yes_no(hard_in_hardirq), hard_obj ? "served" : "refused");
+	if (!err)
+		seq_printf(m, "mallocs moved by %lld, frees by %lld, cache_frees by %lld, failed_allocs by %lld, live_objects by %lld; frees handed on: %lu\n",
+			   after->mallocs - before->mallocs,
+			   after->frees - before->frees,
+			   after->cache_frees - before->cache_frees,
+			   after->failed_allocs - before->failed_allocs,
+			   after->live_objects - before->live_objects,
+			   handed_on);
+	cmstat_free(client_heap, hard_obj, 64);
+out_destroy:
+	/* Waits for the frees handed on: leaves no object in the cache. */
+	cmstat_cache_destroy(hard_cache);
+out_unlock:
+	mutex_unlock(&client_lock);
+out_free:
+	kfree(after);
+	kfree(before);
+	return err;
+}
+DEFINE_SHOW_ATTRIBUTE(hardirq);
 
 static u64 client_failed_allocs(void)
 {
@@ -927,9 +1029,12 @@ static int __init client_init(void)
 	debugfs_create_file("stats", 0400, client_dir, NULL, &stats_fops);
 	debugfs_create_file("misuse", 0200, client_dir, NULL, &misuse_fops);
 	debugfs_create_file("softirq", 0400, client_dir, NULL, &softirq_fops);
+	debugfs_create_file("hardirq", 0400, client_dir, NULL, &hardirq_fops);
 	debugfs_create_file("dma", 0400, client_dir, NULL, &dma_fops);
 	debugfs_create_file("realloc", 0400, client_dir, NULL, &realloc_fops);
 	tasklet_setup(&softirq_tasklet, softirq_fn);
+	cmstat_hrtimer_setup(&hard_timer, hard_timer_fn, CLOCK_MONOTONIC,
+			     HRTIMER_MODE_REL_PINNED_HARD);
 	return 0;
 }
 
