@@ -3,14 +3,15 @@
 #
 # check.sh: the whole test suite ("make check").  Installs what is missing,
 # builds the test kernels (or takes them from the cache), builds our
-# modules with W=1 against them, against Debian's stock 6.1 and 6.12
-# headers and against the arm64 6.12 ones, checks what cmstat promises on
-# i386 (scripts/i386-check.sh), runs the lint gates (scripts/lint.sh) and
-# the packaging checks (scripts/packaging.sh), boots every test VM (the
-# debug kernel's checks shared out between several VMs, the KCSAN kernel,
-# Debian's stock kernels) side by side, holds the fast paths to their
-# instruction budgets (scripts/budget.sh), and checks the Debian packages'
-# output in the stock VM (scripts/deb-check.sh report).
+# modules with W=1 against them and against the headers of Debian's stock
+# kernels (STOCK_FLAVOURS: 6.1, 6.12, 6.12 PREEMPT_RT, arm64 6.12), checks
+# what cmstat promises on i386 (scripts/i386-check.sh), runs the lint
+# gates (scripts/lint.sh) and the packaging checks (scripts/packaging.sh),
+# boots every test VM (the debug kernel's checks shared out between
+# several VMs, the KCSAN kernel, one VM per stock kernel) side by side,
+# holds the fast paths to their instruction budgets (scripts/budget.sh),
+# and checks the Debian packages' output in the stock VM
+# (scripts/deb-check.sh report).
 #
 # Every stage prints one KTAP document; they are nested as the subtests of
 # one document, $LOGDIR/check.ktap, which the kernel tree's kunit.py
@@ -132,14 +133,14 @@ test_kernel_vms() {
 	done
 }
 
-# stock_vm NAME ARCH KERNEL SMP [CMDLINE...]: a stock kernel's VM, with the
-# modules built as NAME, started.  Red zones on cmstat's caches, so that
-# alignment and usercopy are checked where they can fail.
+# stock_vm NAME BUILD ARCH KERNEL SMP [CMDLINE...]: a stock kernel's VM,
+# with the modules built as BUILD, started.  Red zones on cmstat's caches,
+# so that alignment and usercopy are checked where they can fail.
 stock_vm() {
-	local name=$1 arch=$2 kernel=$3 smp=$4 busybox='' kos
-	shift 4
+	local name=$1 build=$2 arch=$3 kernel=$4 smp=$5 busybox='' kos
+	shift 5
 	[ "$arch" = arm64 ] && busybox=$(dirname "$(dirname "$kernel")")/busybox
-	mapfile -t kos < <(modules_of "${name%-noforce}")
+	mapfile -t kos < <(modules_of "$build")
 	VM_BUSYBOX=$busybox VM_CHECKS=$(checks_for stock "$arch") make_initramfs \
 		"$BUILDDIR/initramfs-$name.gz" "$CMSTAT_ROOT/scripts/guest/init" \
 		"${kos[@]}" "${DEB_KOS[@]}"
@@ -148,38 +149,72 @@ stock_vm() {
 	TEST_VMS+=("$name")
 }
 
+# The stock kernel flavours: Debian's kernels, as users run them.  One
+# line each: the VM's name, Debian's kernel series (stock_abi), the arch,
+# the vCPUs, and what the kernel's command line adds.  Each VM runs the
+# checks whose header names "stock" or its arch, with our modules built
+# against the flavour's headers with W=1 (cross-built for arm64, against
+# Debian's arm64 build of the series).  Debian's stock 6.12 on x86_64
+# comes last, with more: see builds_and_vms.
+#   stock-rt: PREEMPT_RT, where softirqs run in threads and the
+#     allocators may sleep.
+#   arm64: DMA is not coherent there, and the test client's alignment
+#     check can fail.  Two boots: as Debian ships it (small kmalloc()
+#     buffers bounced through a swiotlb) and with swiotlb=noforce (no
+#     bounce buffer: kmalloc()'s minimum alignment is a cache line).  Two
+#     vCPUs: they check alignment and a driver's use, not concurrency.
+STOCK_FLAVOURS=(
+	"stock-6.1 6.1 x86_64 $SMP"
+	"stock-rt 6.12-rt x86_64 $SMP"
+	"arm64 6.12 arm64 2"
+	"arm64-noforce 6.12 arm64 2 swiotlb=noforce"
+)
+
+# stock_flavour NAME SERIES ARCH SMP [CMDLINE...]: one line of
+# STOCK_FLAVOURS: the modules built for it (once per kernel), its VM
+# started.
+declare -A STOCK_BUILT
+stock_flavour() {
+	local name=$1 series=$2 arch=$3 smp=$4 abi dir kdir kernel cross=()
+	shift 4
+	abi=$(stock_abi "$series")
+	if [ "$arch" = arm64 ]; then
+		abi=${abi%-amd64}-arm64
+		dir=$(arm64_stock_dir "$abi")
+		kdir=$dir/usr/src/linux-headers-$abi kernel=$dir/boot/vmlinuz-$abi
+		cross=(ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- CMSTAT_BENCH=)
+	else
+		kdir=/usr/src/linux-headers-$abi
+		kernel=$(stock_kernel_dir "$abi")/boot/vmlinuz-$abi
+	fi
+	if [ -z "${STOCK_BUILT[$abi]:-}" ]; then
+		build_modules "stock-$abi" "$kdir" "${cross[@]}"
+		STOCK_BUILT[$abi]=1
+	fi
+	stock_vm "$name" "stock-$abi" "$arch" "$kernel" "$smp" "$@"
+}
+
 # builds_and_vms: every build, each VM started once its modules are built,
 # the debug kernel's first: they take longest.  Prints the KTAP of the
 # builds.
 builds_and_vms() {
-	local abi61 abi612 arm64 dir nohz='' nowhere
+	local abi612 flavour nohz='' nowhere
 	nowhere=$(checks_nowhere)
 	ktap_result "every check names a kernel" "$([ -z "$nowhere" ] && echo 1)" \
 		"${nowhere:+runs nowhere: }${nowhere:-$(checks_for $KERNEL_TAGS | wc -w) checks}"
 	test_kernel_vms debug "$DEBUG_VMS"
 	[ "$KCSAN" = 1 ] && test_kernel_vms kcsan 1
-	abi61=$(stock_abi 6.1) abi612=$(stock_abi 6.12)
-	build_modules "stock-$abi61" "/usr/src/linux-headers-$abi61"
+	abi612=$(stock_abi 6.12)
 	build_modules "stock-$abi612" "/usr/src/linux-headers-$abi612"
 	build_adopted "stock-$abi612" "/usr/src/linux-headers-$abi612" \
 		"$(stock_kernel_dir "$abi612")/lib/modules/$abi612"
 	DEB_KOS=()
-	stock_vm "stock-$abi61" x86_64 \
-		"$(stock_kernel_dir "$abi61")/boot/vmlinuz-$abi61" "$SMP"
+	for flavour in "${STOCK_FLAVOURS[@]}"; do
+		# shellcheck disable=SC2086 # one field a word
+		stock_flavour $flavour
+	done
 
-	# arm64: DMA is not coherent there, and the test client's alignment
-	# check can fail.  Two boots: as Debian ships it (small kmalloc()
-	# buffers bounced through a swiotlb) and with swiotlb=noforce (no
-	# bounce buffer: kmalloc()'s minimum alignment is a cache line).  Two
-	# vCPUs: they check alignment and a driver's use, not concurrency.
-	arm64=${abi612%-amd64}-arm64
-	dir=$(arm64_stock_dir "$arm64")
-	build_modules "stock-$arm64" "$dir/usr/src/linux-headers-$arm64" ARCH=arm64 \
-		CROSS_COMPILE=aarch64-linux-gnu- CMSTAT_BENCH=
-	stock_vm "stock-$arm64" arm64 "$dir/boot/vmlinuz-$arm64" 2
-	stock_vm "stock-$arm64-noforce" arm64 "$dir/boot/vmlinuz-$arm64" 2 swiotlb=noforce
-
-	# The stock 6.12 VM also gets cmstat's test build and, with 4 vCPUs
+	# Debian's stock 6.12 also gets cmstat's test build and, with 4 vCPUs
 	# or more, two isolated nohz_full CPUs for the quiet reader's check,
 	# and the Debian packages' modules once the packaging checks built
 	# them for its kernel.
@@ -192,7 +227,7 @@ builds_and_vms() {
 	[ "$(cat "$BUILDDIR/deb-check/vm/abi" 2>/dev/null)" = "$abi612" ] &&
 		DEB_KOS=("$BUILDDIR"/deb-check/vm/deb-*.ko)
 	# shellcheck disable=SC2086 # the two arguments of $nohz
-	stock_vm "stock-$abi612" x86_64 \
+	stock_vm stock-6.12 "stock-$abi612" x86_64 \
 		"$(stock_kernel_dir "$abi612")/boot/vmlinuz-$abi612" "$SMP" $nohz
 	ktap_print
 }
@@ -265,7 +300,7 @@ record_durations debug "$LOGDIR"/check-debug-*.log.ktap
 # The Debian packages' modules in the stock VM of their kernel: its
 # Prometheus text, and the exporter on a copy of its debugfs files.
 stage deb-report bash "$CMSTAT_ROOT/scripts/deb-check.sh" report \
-	"$LOGDIR/check-stock-$(stock_abi 6.12).log"
+	"$LOGDIR/check-stock-6.12.log"
 
 report
 echo "make check took $(($(date +%s) - start)) s"

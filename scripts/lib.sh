@@ -42,12 +42,13 @@ DEB_PKGS=(build-essential dpkg-dev debhelper dh-dkms lintian dkms man-db groff-b
 	prometheus strace xz-utils)
 
 # stock_abi SERIES: the Debian kernel ABI name ("6.12.117+deb12-amd64") that
-# the headers meta package of SERIES (6.12 or 6.1) points at; installs the
-# headers for it as a side effect.
+# the headers meta package of SERIES (6.12, 6.12-rt or 6.1) points at;
+# installs the headers for it as a side effect.
 stock_abi() {
 	local meta
 	case "$1" in
 	6.12) meta=linux-headers-6.12-amd64 ;;
+	6.12-rt) meta=linux-headers-6.12-rt-amd64 ;;
 	6.1) meta=linux-headers-amd64 ;;
 	*) die "unknown stock kernel series '$1'" ;;
 	esac
