@@ -13,6 +13,7 @@
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/cpu.h>
 #include <linux/cpumask.h>
 #include <linux/err.h>
 #include <linux/minmax.h>
@@ -75,7 +76,7 @@ struct cut_writes {
 /* Small and constant: a slab pair, the one the allocator tables time. */
 #define CUT_WRITE_SIZE	64
 
-/* For work_on_cpu_safe(): in a kworker, on the writing CPU. */
+/* For work_on_cpu(): in a kworker, on the writing CPU. */
 static long cut_write(void *arg)
 {
 	const struct cut_writes *w = arg;
@@ -94,12 +95,16 @@ static long cut_write(void *arg)
  * scheduler put us), or all of them.  One CPU after the other, each in a
  * kworker, not in an IPI handler: hundreds of heaps with interrupts off
  * on every CPU at once stall RCU on a debug kernel.  All of it is done
- * when this returns, so that none of it lands in the timed cut.
+ * when this returns, so that none of it lands in the timed cut.  Under
+ * cpus_read_lock(), so that the CPUs chosen stay online until their work
+ * is done (what work_on_cpu_safe() did for one CPU, until 6.17).
  */
 static void cut_write_on(struct cut_writes *w, struct cpumask *mask, bool all)
 {
-	unsigned int cpu = raw_smp_processor_id(), other;
+	unsigned int cpu, other;
 
+	cpus_read_lock();
+	cpu = raw_smp_processor_id();
 	if (all) {
 		cpumask_copy(mask, cpu_online_mask);
 	} else {
@@ -110,7 +115,8 @@ static void cut_write_on(struct cut_writes *w, struct cpumask *mask, bool all)
 			cpumask_set_cpu(other, mask);
 	}
 	for_each_cpu(cpu, mask)
-		work_on_cpu_safe(cpu, cut_write, w);
+		work_on_cpu(cpu, cut_write, w);
+	cpus_read_unlock();
 }
 
 /*

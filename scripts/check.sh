@@ -4,7 +4,8 @@
 # check.sh: the whole test suite ("make check").  Installs what is missing,
 # builds the test kernels (or takes them from the cache), builds our
 # modules with W=1 against them and against the headers of Debian's stock
-# kernels (STOCK_FLAVOURS: 6.1, 6.12, 6.12 PREEMPT_RT, arm64 6.12), checks
+# kernels (STOCK_FLAVOURS: 6.1, 6.12, 6.12 PREEMPT_RT, Debian 13's newest
+# 7.x, arm64 6.12; the Debian 13 ones in a Debian 13 root), checks
 # what cmstat promises on i386 (scripts/i386-check.sh), runs the lint
 # gates (scripts/lint.sh) and the packaging checks (scripts/packaging.sh),
 # boots every test VM (the debug kernel's checks shared out between
@@ -34,6 +35,7 @@ set -uo pipefail
 . "$(dirname "$0")/vm.sh"
 . "$(dirname "$0")/ktap.sh"
 . "$(dirname "$0")/test-vms.sh"
+. "$(dirname "$0")/trixie-lib.sh"
 
 SMP=${SMP:-4}
 FILTER=${FILTER:-}
@@ -62,12 +64,18 @@ stage() {
 # $BUILDDIR/NAME against KDIR with W=1; any compiler, sparse or modpost
 # warning fails it.
 build_modules() {
-	local name=$1 kdir=$2 log="$BUILDDIR/$1.log" ok=1
+	local name=$1 kdir=$2 ok=1
 	shift 2
 	build_tree "$BUILDDIR/$name" "$kdir" W=1 -j"$JOBS" "$@" || ok=0
-	[ "$(build_problems "$log")" = 0 ] || ok=0
-	[ "$ok" = 1 ] || ktap_diag "$(grep -iE 'warning:|error:' "$log" | head -n 20)"
-	ktap_result "$name${*:+ $*}" "$ok" "log $log"
+	build_verdict "$name${*:+ $*}" "$BUILDDIR/$name.log" "$ok"
+}
+
+# trixie_modules NAME ABI: as build_modules, in the Debian 13 root, with
+# its gcc-14, against the headers of ABI there (scripts/trixie-lib.sh).
+trixie_modules() {
+	local ok=1
+	trixie_build_tree "$BUILDDIR/$1" "$2" W=1 -j"$JOBS" || ok=0
+	build_verdict "$1" "$BUILDDIR/$1.log" "$ok"
 }
 
 # build_mutant NAME KDIR [MAKEARG...]: cmstat.ko, and the KUnit module if
@@ -150,14 +158,21 @@ stock_vm() {
 }
 
 # The stock kernel flavours: Debian's kernels, as users run them.  One
-# line each: the VM's name, Debian's kernel series (stock_abi), the arch,
-# the vCPUs, and what the kernel's command line adds.  Each VM runs the
-# checks whose header names "stock" or its arch, with our modules built
-# against the flavour's headers with W=1 (cross-built for arm64, against
-# Debian's arm64 build of the series).  Debian's stock 6.12 on x86_64
-# comes last, with more: see builds_and_vms.
+# line each: the VM's name, Debian's kernel series, the arch, the vCPUs,
+# and what the kernel's command line adds.  The series is one stock_abi
+# knows (Debian 12's, installed on the host), or "next": the newest kernel
+# trixie-backports has when the run starts, for Debian 13 (its headers and
+# image fetched through the private trixie package lists, once per
+# version, and the modules built in the Debian 13 root with its gcc-14;
+# scripts/trixie-lib.sh).  Each VM runs the checks whose header names
+# "stock" or its arch, with our modules built against the flavour's
+# headers with W=1 (cross-built for arm64, against Debian's arm64 build of
+# the series).  Debian's stock 6.12 on x86_64 comes last, with more: see
+# builds_and_vms.
 #   stock-rt: PREEMPT_RT, where softirqs run in threads and the
 #     allocators may sleep.
+#   next: the kernel API as it is now (7.x), which broke out-of-tree
+#     modules in every release since 6.12.
 #   arm64: DMA is not coherent there, and the test client's alignment
 #     check can fail.  Two boots: as Debian ships it (small kmalloc()
 #     buffers bounced through a swiotlb) and with swiotlb=noforce (no
@@ -166,6 +181,7 @@ stock_vm() {
 STOCK_FLAVOURS=(
 	"stock-6.1 6.1 x86_64 $SMP"
 	"stock-rt 6.12-rt x86_64 $SMP"
+	"next next x86_64 $SMP"
 	"arm64 6.12 arm64 2"
 	"arm64-noforce 6.12 arm64 2 swiotlb=noforce"
 )
@@ -175,30 +191,41 @@ STOCK_FLAVOURS=(
 # started.
 declare -A STOCK_BUILT
 stock_flavour() {
-	local name=$1 series=$2 arch=$3 smp=$4 abi dir kdir kernel cross=()
+	local name=$1 series=$2 arch=$3 smp=$4 abi dir kdir kernel build builder=build_modules
+	local cross=()
 	shift 4
-	abi=$(stock_abi "$series")
-	if [ "$arch" = arm64 ]; then
+	case "$arch/$series" in
+	*/next)
+		if ! abi=$(trixie_headers backports) || ! kernel=$(trixie_kernel "$abi"); then
+			ktap_result "$name" 0 "no Debian 13 root, headers or kernel (see the stage's log)"
+			return
+		fi
+		kdir=$abi builder=trixie_modules build=trixie-$abi ;;
+	arm64/*)
+		abi=$(stock_abi "$series")
 		abi=${abi%-amd64}-arm64
 		dir=$(arm64_stock_dir "$abi")
 		kdir=$dir/usr/src/linux-headers-$abi kernel=$dir/boot/vmlinuz-$abi
 		cross=(ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- CMSTAT_BENCH=)
-	else
+		build=stock-$abi ;;
+	*)
+		abi=$(stock_abi "$series")
 		kdir=/usr/src/linux-headers-$abi
 		kernel=$(stock_kernel_dir "$abi")/boot/vmlinuz-$abi
+		build=stock-$abi ;;
+	esac
+	if [ -z "${STOCK_BUILT[$build]:-}" ]; then
+		"$builder" "$build" "$kdir" "${cross[@]}"
+		STOCK_BUILT[$build]=1
 	fi
-	if [ -z "${STOCK_BUILT[$abi]:-}" ]; then
-		build_modules "stock-$abi" "$kdir" "${cross[@]}"
-		STOCK_BUILT[$abi]=1
-	fi
-	stock_vm "$name" "stock-$abi" "$arch" "$kernel" "$smp" "$@"
+	stock_vm "$name" "$build" "$arch" "$kernel" "$smp" "$@"
 }
 
 # builds_and_vms: every build, each VM started once its modules are built,
 # the debug kernel's first: they take longest.  Prints the KTAP of the
 # builds.
 builds_and_vms() {
-	local abi612 flavour nohz='' nowhere
+	local abi abi612 flavour nohz='' nowhere
 	nowhere=$(checks_nowhere)
 	ktap_result "every check names a kernel" "$([ -z "$nowhere" ] && echo 1)" \
 		"${nowhere:+runs nowhere: }${nowhere:-$(checks_for $KERNEL_TAGS | wc -w) checks}"
@@ -208,6 +235,14 @@ builds_and_vms() {
 	build_modules "stock-$abi612" "/usr/src/linux-headers-$abi612"
 	build_adopted "stock-$abi612" "/usr/src/linux-headers-$abi612" \
 		"$(stock_kernel_dir "$abi612")/lib/modules/$abi612"
+	# Debian 13: trixie's package lists as they are now, so that "next" is
+	# the newest 7.x, and the modules built against trixie's own 6.12 too.
+	(trixie_apt_update)
+	if abi=$(trixie_headers 6.12); then
+		trixie_modules "trixie-$abi" "$abi"
+	else
+		ktap_result "trixie 6.12" 0 "no Debian 13 root or headers (see the stage's log)"
+	fi
 	DEB_KOS=()
 	for flavour in "${STOCK_FLAVOURS[@]}"; do
 		# shellcheck disable=SC2086 # one field a word

@@ -86,24 +86,36 @@ stock_kernel_dir() {
 # The cross compiler and emulator of the arm64 VM.
 ARM64_PKGS=(gcc-aarch64-linux-gnu qemu-system-arm)
 
-# arm64_apt: the apt options that fetch Debian's arm64 packages through a
-# private sources list, package lists and cache under $CMSTAT_CACHE/arm64/apt:
-# the host's apt configuration and state are neither read nor changed.
-arm64_apt() {
-	local dir=$CMSTAT_CACHE/arm64/apt suite
-	if [ ! -e "$dir/sources.list" ]; then
-		mkdir -p "$dir/lists/partial" "$dir/cache/archives/partial"
-		for suite in bookworm bookworm-updates; do
-			echo "deb [arch=arm64] http://deb.debian.org/debian $suite main"
-		done >"$dir/sources.list.new"
-		echo "deb [arch=arm64] http://deb.debian.org/debian-security bookworm-security main" \
-			>>"$dir/sources.list.new"
-		mv "$dir/sources.list.new" "$dir/sources.list"
+# debian_apt NAME ARCH SUITE...: the apt options that fetch Debian's ARCH
+# packages of SUITE... (main; a -security suite from the security archive)
+# through a private sources list, package lists and cache under
+# $CMSTAT_CACHE/NAME/apt, checked against Debian's keyring: the host's
+# sources, pins, keys, package lists and status are neither read nor
+# changed.
+debian_apt() {
+	local dir=$CMSTAT_CACHE/$1/apt arch=$2 suite url list
+	shift 2
+	list=$(for suite in "$@"; do
+		url=http://deb.debian.org/debian
+		[ "${suite%-security}" = "$suite" ] || url+=-security
+		echo "deb [arch=$arch signed-by=/usr/share/keyrings/debian-archive-keyring.gpg]" \
+			"$url $suite main"
+	done)
+	mkdir -p "$dir/lists/partial" "$dir/cache/archives/partial" "$dir/parts"
+	if [ "$(cat "$dir/sources.list" 2>/dev/null)" != "$list" ]; then
+		echo "$list" >"$dir/sources.list.$$" && mv "$dir/sources.list.$$" "$dir/sources.list"
 	fi
-	echo "-o APT::Architecture=arm64 -o APT::Architectures=arm64" \
-		"-o Dir::Etc::SourceList=$dir/sources.list -o Dir::Etc::SourceParts=/nonexistent" \
+	echo "-o APT::Architecture=$arch -o APT::Architectures=$arch" \
+		"-o Dir::Etc::SourceList=$dir/sources.list -o Dir::Etc::SourceParts=$dir/parts" \
+		"-o Dir::Etc::Preferences=/dev/null -o Dir::Etc::PreferencesParts=$dir/parts" \
 		"-o Dir::State::Lists=$dir/lists -o Dir::State::Status=/dev/null" \
 		"-o Dir::Cache=$dir/cache -o APT::Sandbox::User=root"
+}
+
+# arm64_apt: debian_apt's options for bookworm's arm64 packages, in
+# $CMSTAT_CACHE/arm64/apt.
+arm64_apt() {
+	debian_apt arm64 arm64 bookworm bookworm-updates bookworm-security
 }
 
 # arm64_stock_dir ABI: Debian's arm64 kernel of the host's stock 6.12 ABI
@@ -144,6 +156,19 @@ arm64_stock_dir() {
 # errors a build log has ("warning:", "ERROR: modpost: ...").
 build_problems() {
 	grep -ciE 'warning:|error:' "$1" || true
+}
+
+# build_verdict NAME LOG OK: the KTAP result NAME of a build whose make
+# succeeded if OK is 1, its log LOG: any warning or error fails it too, and
+# the first twenty are diagnostics (or, if there are none, the log's end).
+build_verdict() {
+	local name=$1 log=$2 ok=$3 problems
+	[ "$(build_problems "$log")" = 0 ] || ok=0
+	if [ "$ok" != 1 ]; then
+		problems=$(grep -iE 'warning:|error:' "$log" | head -n 20)
+		ktap_diag "${problems:-$(tail -n 10 "$log")}"
+	fi
+	ktap_result "$name" "$ok" "log $log"
 }
 
 # What a build of the modules needs from the tree.

@@ -82,6 +82,15 @@ cmstat_kmem_cache_create(const char *name, unsigned int size,
 #define CMSTAT_HAVE_NET_HOTDATA
 #endif
 
+/*
+ * hex_byte_pack_upper() and the other hexadecimal helpers: <linux/hex.h>,
+ * which <linux/kernel.h> no longer includes from 7.0 on (and which 6.1
+ * does not have: there <linux/kernel.h> declares them itself).
+ */
+#if KERNEL_VERSION(7, 0, 0) <= LINUX_VERSION_CODE
+#include <linux/hex.h>
+#endif
+
 /**
  * cmstat_slab_cache_of() - the slab cache an object belongs to
  * @obj: any address
