@@ -192,7 +192,8 @@ STOCK_FLAVOURS=(
 declare -A STOCK_BUILT
 stock_flavour() {
 	local name=$1 series=$2 arch=$3 smp=$4 abi dir kdir kernel build builder=build_modules
-	local cross=()
+	# stock_vm's, for this flavour: the Debian packages' modules.
+	local cross=() DEB_KOS=()
 	shift 4
 	case "$arch/$series" in
 	*/next)
@@ -200,7 +201,8 @@ stock_flavour() {
 			ktap_result "$name" 0 "no Debian 13 root, headers or kernel (see the stage's log)"
 			return
 		fi
-		kdir=$abi builder=trixie_modules build=trixie-$abi ;;
+		kdir=$abi builder=trixie_modules build=trixie-$abi
+		[ -e "$BUILDDIR/system/vm/deb-cmstat.ko" ] && DEB_KOS=("$BUILDDIR"/system/vm/deb-*.ko) ;;
 	arm64/*)
 		abi=$(stock_abi "$series")
 		abi=${abi%-amd64}-arm64
@@ -219,6 +221,22 @@ stock_flavour() {
 		STOCK_BUILT[$build]=1
 	fi
 	stock_vm "$name" "$build" "$arch" "$kernel" "$smp" "$@"
+}
+
+# system_vm ABI: the whole Debian 13 system of kernel ABI made
+# (scripts/trixie-system.sh, its KTAP a subtest) in $BUILDDIR/system, and
+# booted from its disk: systemd runs scripts/guest/system-check.bash, which
+# prints the VM's results.  Two vCPUs: it checks an administrator's path,
+# not concurrency.
+system_vm() {
+	local abi=$1 dir=$BUILDDIR/system rc=0
+	bash "$CMSTAT_ROOT/scripts/trixie-system.sh" "$abi" "$dir" >"$dir.ktap" 2>"$dir.log" ||
+		rc=$?
+	ktap_subtest "Debian 13 system" "$dir.ktap" "$rc"
+	[ "$rc" = 0 ] || return
+	VM_DISK=$dir/disk.img vm_start system x86_64 "$dir/vmlinuz" "$dir/initrd.img" 2 \
+		"$STOCK_VM_TIMEOUT" root=/dev/vda rw systemd.show_status=error
+	TEST_VMS+=(system)
 }
 
 # builds_and_vms: every build, each VM started once its modules are built,
@@ -243,7 +261,11 @@ builds_and_vms() {
 	else
 		ktap_result "trixie 6.12" 0 "no Debian 13 root or headers (see the stage's log)"
 	fi
-	DEB_KOS=()
+	if abi=$(trixie_headers backports); then
+		system_vm "$abi"
+	else
+		ktap_result "Debian 13 system" 0 "no Debian 13 root or headers (see the stage's log)"
+	fi
 	for flavour in "${STOCK_FLAVOURS[@]}"; do
 		# shellcheck disable=SC2086 # one field a word
 		stock_flavour $flavour

@@ -43,22 +43,29 @@ trixie_apt_update() {
 	fi
 }
 
-# trixie_run DIR COMMAND...: COMMAND in the root, as root, in a clean
-# environment, with /proc mounted (objtool reads it) and the host's
-# directory DIR at /build; both mounts are made in a mount namespace of
-# COMMAND's own, so that they go with it, even when it is killed.
-trixie_run() {
-	local dir=$1
-	shift
-	mkdir -p "$TRIXIE_ROOT/build"
+# root_run ROOT DIR COMMAND...: COMMAND chrooted into ROOT, as root, in a
+# clean environment, with /proc and /sys mounted (objtool, dpkg's
+# maintainer scripts and mkinitramfs read them) and the host's directory
+# DIR at /build; the mounts are made in a mount namespace of COMMAND's own,
+# so that they go with it, even when it is killed.
+root_run() {
+	local root=$1 dir=$2
+	shift 2
+	mkdir -p "$root/build"
 	# shellcheck disable=SC2016 # for the inner shell
 	unshare --mount --propagation private sh -c '
 		root=$1 dir=$2
 		shift 2
-		mount -t proc proc "$root/proc" && mount --bind "$dir" "$root/build" &&
+		mount -t proc proc "$root/proc" && mount -t sysfs sysfs "$root/sys" &&
+			mount --bind "$dir" "$root/build" &&
 			exec chroot "$root" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
 				LC_ALL=C.UTF-8 DEBIAN_FRONTEND=noninteractive "$@"' \
-		sh "$TRIXIE_ROOT" "$dir" "$@"
+		sh "$root" "$dir" "$@"
+}
+
+# trixie_run DIR COMMAND...: root_run in the Debian 13 root.
+trixie_run() {
+	root_run "$TRIXIE_ROOT" "$@"
 }
 
 # trixie_lock COMMAND...: COMMAND with the root's lock held: one process at

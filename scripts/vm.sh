@@ -104,7 +104,9 @@ vm_clock() {
 }
 
 # boot_once KERNEL INITRD LOG TIMEOUT SMP [CMDLINE...]: one boot, console to
-# LOG; QEMU's status, 124 on timeout.
+# LOG; QEMU's status, 124 on timeout.  With VM_DISK, that raw image is the
+# guest's /dev/vda, its writes kept in a temporary file (snapshot=on), so
+# that a boot leaves the image as it found it.
 boot_once() {
 	local kernel=$1 initrd=$2 log=$3 tmo=$4 smp=$5
 	shift 5
@@ -112,6 +114,7 @@ boot_once() {
 	timeout --kill-after=10 "$tmo" $(vm_qemu) \
 		$(vm_accel) -smp "$smp" -m 2G \
 		-kernel "$kernel" -initrd "$initrd" \
+		${VM_DISK:+-drive "file=$VM_DISK,format=raw,if=virtio,snapshot=on"} \
 		-append "console=$(vm_console) panic=-1 oops=panic printk.devkmsg=on cmstat.smp=$smp $(vm_clock) $*" \
 		-nographic -no-reboot </dev/null >"$log" 2>"$log.qemu"
 }
