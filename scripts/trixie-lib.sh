@@ -197,7 +197,11 @@ trixie_kernel() {
 			die "cannot download or unpack the kernel image of $abi"
 		rm -rf "$dir/deb" && touch "$dir/.done"
 	fi
-	ls "$dir/usr/lib/modules/$abi/vmlinuz" "$dir/boot/vmlinuz-$abi" 2>/dev/null | head -n 1
+	if [ -e "$dir/usr/lib/modules/$abi/vmlinuz" ]; then
+		echo "$dir/usr/lib/modules/$abi/vmlinuz"
+	else
+		echo "$dir/boot/vmlinuz-$abi"
+	fi
 }
 
 # trixie_headers SERIES: the newest kernel headers of SERIES (see
