@@ -6,10 +6,12 @@
  */
 
 #include <kunit/test.h>
+#include <linux/dma-mapping.h>
 #include <linux/fault-inject.h>
 #include <linux/log2.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
+#include <linux/sort.h>
 
 #include <cmstat/alloc.h>
 #include <cmstat/counters.h>
@@ -213,6 +215,53 @@ static void alloc_alignment(struct kunit *test)
 	}
 }
 
+static int cmp_ptr(const void *a, const void *b)
+{
+	unsigned long x = *(const unsigned long *)a, y = *(const unsigned long *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Every class is as safe for DMA as kmalloc() is, on this machine: at
+ * least kmalloc()'s minimum alignment (a DMA cache line where small
+ * buffers cannot be bounced), and, for every size kmalloc() serves from a
+ * bucket of a DMA cache line or more, which the DMA API maps in place, no
+ * cache line shared with another object.  Where DMA is coherent the line
+ * is 1 and this holds trivially; on arm64 (a line of 64 bytes on QEMU's
+ * virt board) it is the alignment allocator.rst promises.
+ */
+static void alloc_dma_safe(struct kunit *test)
+{
+	struct alloc_test_ctx *ctx = test->priv;
+	size_t line = dma_get_cache_alignment(), min = kmalloc_size_roundup(1);
+	unsigned long p[ALIGN_OBJECTS];
+	unsigned int class, i, bad;
+
+	kunit_info(test, "kmalloc minimum %zu, DMA cache line %zu\n", min, line);
+	for (class = 0; class < CMSTAT_NR_CLASSES; class++) {
+		size_t size = cmstat_class_size(class);
+		bool in_place = kmalloc_size_roundup(size) >= line;
+
+		for (i = 0; i < ALIGN_OBJECTS; i++) {
+			p[i] = (unsigned long)cmstat_alloc(ctx->heap, size, GFP_KERNEL);
+			KUNIT_ASSERT_NE(test, p[i], 0);
+		}
+		sort(p, ALIGN_OBJECTS, sizeof(p[0]), cmp_ptr, NULL);
+		for (i = 0, bad = 0; i < ALIGN_OBJECTS; i++) {
+			bad += !IS_ALIGNED(p[i], min);
+			bad += in_place && !IS_ALIGNED(p[i], line);
+			bad += in_place && i + 1 < ALIGN_OBJECTS &&
+			       ALIGN(p[i] + size, line) > p[i + 1];
+		}
+		KUNIT_EXPECT_EQ_MSG(test, bad, 0,
+				    "objects of %zu bytes: %u faults (kmalloc minimum %zu, DMA line %zu)",
+				    size, bad, min, line);
+		for (i = 0; i < ALIGN_OBJECTS; i++)
+			cmstat_free(ctx->heap, (void *)p[i], size);
+	}
+}
+
 static void alloc_zeroed(struct kunit *test)
 {
 	static const size_t sizes[] = { 1, 100, 4000, 32768, 70000 };
@@ -389,6 +438,7 @@ static struct kunit_case alloc_cases[] = {
 	KUNIT_CASE(alloc_exact_per_class),
 	KUNIT_CASE(alloc_exact_large),
 	KUNIT_CASE(alloc_alignment),
+	KUNIT_CASE(alloc_dma_safe),
 	KUNIT_CASE(alloc_zeroed),
 	KUNIT_CASE(alloc_array),
 	KUNIT_CASE(alloc_bad_sizes),

@@ -226,10 +226,15 @@ static int stress_writer_fn(void *arg)
 		u64 k = n % 7 + 1;
 		void (*mid)(void) = NULL;
 
-		/* Every 64th section has a hardirq nest inside it. */
+		/*
+		 * Every 64th section has a hardirq nest inside it, every 8th
+		 * else a softirq one, but on PREEMPT_RT: softirqs run in
+		 * threads there, which cannot run in a section (preemption
+		 * is off), and local_bh_disable() may not be called in one.
+		 */
 		if (n % 64 == 0)
 			mid = stress_queue_irq_work;
-		else if (n % 8 == 0)
+		else if (n % 8 == 0 && !IS_ENABLED(CONFIG_PREEMPT_RT))
 			mid = stress_linger_nested;
 		if (stress_update(k, mid))
 			w->added += k;

@@ -112,31 +112,63 @@ modules_of() {
 		"$t-adopt"/*.ko "$t-adopt"/sections "$t-adopt"/adopt-deps 2>/dev/null
 }
 
-# test_kernel_vms FLAVOUR VMS: the test kernel FLAVOUR, our modules built
-# against it, and its checks shared out between VMS VMs, started.
+# The test kernels: built from Debian's linux-source-6.12 by
+# scripts/kernel.sh, from kunit/base.config, the arch's fragment and
+# kunit/NAME.config.  One line each: the name (a "# kernels:" tag), the
+# arch, the VMs its checks are shared out between, and what is built
+# against it beside the modules: C=2 (sparse; lint.sh takes the debug
+# build's log, LINT_TREE), mutant (cmstat and its KUnit module built to
+# break the protocol, for the mutation proof), adopted (the in-tree
+# modules of the adoption check).
+#   debug: KASAN, lockdep, kmemleak and the rest; every check but the
+#     stock ones.
+#   kcsan: the data races; skipped with KCSAN=0.
+#   rt: PREEMPT_RT, the KUnit suites and the mutation proof.
+#   kunit-arm64: weak ordering and non-coherent DMA, the same.
+TEST_KERNELS=(
+	"debug x86_64 $DEBUG_VMS C=2 mutant adopted"
+	"kcsan x86_64 1"
+	"rt x86_64 1 mutant"
+	"kunit-arm64 arm64 1 mutant"
+)
+
+# test_kernel_vms NAME ARCH VMS [WHAT...]: one line of TEST_KERNELS: the
+# test kernel, our modules built against it (cross-built for arm64), and
+# its checks shared out between VMS VMs, started.
 test_kernel_vms() {
-	local flavour=$1 nvms=$2 kdir i=0 checks kos
+	local flavour=$1 arch=$2 nvms=$3 kdir i=0 checks kos image smp=$SMP busybox=''
+	local make=() what
+	shift 3
+	[ "$flavour" = kcsan ] && [ "$KCSAN" != 1 ] && return
 	kdir=$(bash "$CMSTAT_ROOT/scripts/kernel.sh" "$flavour") ||
 		{ ktap_result "$flavour kernel" 0 "scripts/kernel.sh $flavour failed"; return; }
-	# The debug build with sparse too: lint.sh takes its log (LINT_TREE).
-	if [ "$flavour" = debug ]; then
-		build_modules debug "$kdir" C=2
-		build_mutant debug "$kdir" C=2
-		build_adopted debug "$kdir" "$kdir"
-	else
-		build_modules "$flavour" "$kdir"
+	image=$kdir/arch/x86/boot/bzImage
+	if [ "$arch" = arm64 ]; then
+		make=(ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- CMSTAT_BENCH=)
+		image=$kdir/arch/arm64/boot/Image
+		busybox=$(arm64_stock_dir "$(stock_abi 6.12 | sed 's/-amd64$/-arm64/')")/busybox
 	fi
+	for what in "$@"; do
+		case "$what" in C=2) make+=(C=2) ;; esac
+	done
+	build_modules "$flavour" "$kdir" "${make[@]}"
+	for what in "$@"; do
+		case "$what" in
+		mutant) build_mutant "$flavour" "$kdir" "${make[@]}" ;;
+		adopted) build_adopted "$flavour" "$kdir" "$kdir" ;;
+		esac
+	done
 	mapfile -t kos < <(modules_of "$flavour")
 	# shellcheck disable=SC2046 # one word per check
 	share_checks "$flavour" "$nvms" $(checks_for "$flavour") |
 	while read -r checks; do
 		i=$((i + 1))
-		VM_CHECKS=$checks make_initramfs "$BUILDDIR/initramfs-$flavour-$i.gz" \
-			"$CMSTAT_ROOT/scripts/guest/init" "${kos[@]}"
+		VM_BUSYBOX=$busybox VM_CHECKS=$checks make_initramfs \
+			"$BUILDDIR/initramfs-$flavour-$i.gz" "$CMSTAT_ROOT/scripts/guest/init" "${kos[@]}"
 	done
 	for i in $(seq "$nvms"); do
-		vm_start "$flavour-$i" x86_64 "$kdir/arch/x86/boot/bzImage" \
-			"$BUILDDIR/initramfs-$flavour-$i.gz" "$SMP" "$VM_TIMEOUT"
+		vm_start "$flavour-$i" "$arch" "$image" "$BUILDDIR/initramfs-$flavour-$i.gz" "$smp" \
+			"$VM_TIMEOUT"
 		TEST_VMS+=("$flavour-$i")
 	done
 }
@@ -247,8 +279,10 @@ builds_and_vms() {
 	nowhere=$(checks_nowhere)
 	ktap_result "every check names a kernel" "$([ -z "$nowhere" ] && echo 1)" \
 		"${nowhere:+runs nowhere: }${nowhere:-$(checks_for $KERNEL_TAGS | wc -w) checks}"
-	test_kernel_vms debug "$DEBUG_VMS"
-	[ "$KCSAN" = 1 ] && test_kernel_vms kcsan 1
+	for flavour in "${TEST_KERNELS[@]}"; do
+		# shellcheck disable=SC2086 # one field a word
+		test_kernel_vms $flavour
+	done
 	abi612=$(stock_abi 6.12)
 	build_modules "stock-$abi612" "/usr/src/linux-headers-$abi612"
 	build_adopted "stock-$abi612" "/usr/src/linux-headers-$abi612" \

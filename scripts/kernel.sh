@@ -7,8 +7,11 @@
 # would do: "index hit DIR", "reuse DIR", "adopt DIR" or "build DIR".
 #
 # Flavours, "make tinyconfig" plus fragments:
-#   NAME    a test kernel (debug, kcsan, any kunit/NAME.config):
-#           kunit/base.config + kunit/NAME.config; bzImage and modules
+#   NAME    an x86 test kernel (debug, kcsan, rt, any kunit/NAME.config):
+#           kunit/base.config + kunit/x86.config + kunit/NAME.config;
+#           bzImage and modules
+#   kunit-arm64  the arm64 test kernel, cross-built (aarch64-linux-gnu-):
+#           kunit/base.config + kunit/kunit-arm64.config; Image and modules
 #   peers   bench/peers.config (make bench-peers); bzImage and modules
 #   peers-nostats  + bench/peers-nostats.config; built from a copy of the
 #           peers build, so kbuild recompiles only what SLUB_STATS touches
@@ -35,12 +38,15 @@ BUILDER_REV=1
 dry=0
 [ "${1:-}" = -n ] && { dry=1; shift; }
 flavour=${1:?usage: kernel.sh [-n] FLAVOUR}
-arch=x86 targets=(bzImage modules) seed=
+arch=x86 targets=(bzImage modules) seed='' cross=''
 case "$flavour" in
 i386) arch=i386 targets=(modules_prepare) frags=(tests/i386/kernel.config) ;;
+kunit-arm64)
+	arch=arm64 targets=(Image modules) cross=aarch64-linux-gnu-
+	frags=(kunit/base.config kunit/kunit-arm64.config) ;;
 peers) frags=(bench/peers.config) ;;
 peers-nostats) frags=(bench/peers.config bench/peers-nostats.config) seed=peers ;;
-*) frags=(kunit/base.config "kunit/$flavour.config") ;;
+*) frags=(kunit/base.config kunit/x86.config "kunit/$flavour.config") ;;
 esac
 frags=("${frags[@]/#/$CMSTAT_ROOT/}")
 for f in "${frags[@]}"; do
@@ -48,13 +54,14 @@ for f in "${frags[@]}"; do
 done
 
 ensure_pkgs "${HOST_PKGS[@]}"
+[ -z "$cross" ] || ensure_pkgs "${ARM64_PKGS[@]}"
 src=$(kernel_source)
 ver=$(basename "$src")
 cache=$CMSTAT_CACHE/kernel
 index=$cache/index
 how="builder $BUILDER_REV source $ver arch $arch targets ${targets[*]}"
-kmake=(make -C "$src" ARCH="$arch")
-inputs=$({ echo "$how"; cat "${frags[@]}"; gcc --version; ld --version; } |
+kmake=(make -C "$src" ARCH="$arch" ${cross:+CROSS_COMPILE=$cross})
+inputs=$({ echo "$how"; cat "${frags[@]}"; "${cross}gcc" --version; "${cross}ld" --version; } |
 	sha256sum | cut -c1-16)
 
 # use DIR WHY: DIR is the kernel; say why, remember it in the index, print

@@ -6,8 +6,9 @@
 # shellcheck disable=SC2016 # awk programs, in single quotes
 #
 # A check is one file in scripts/guest/checks/.  Its header says where it
-# runs, as tags of the kernels ("# kernels: debug stock"): debug and kcsan
-# are the test kernels, stock every Debian kernel (arm64 too).  "# last:
+# runs, as tags of the kernels ("# kernels: debug stock"): debug, kcsan,
+# rt and kunit-arm64 are the test kernels (check.sh's TEST_KERNELS), stock
+# every Debian kernel (arm64 too).  "# last:
 # why" runs it after the others; "# timeout: seconds" overrides the
 # runner's (scripts/guest/init).
 
@@ -64,7 +65,7 @@ share_checks() {
 }
 
 # KERNEL_TAGS: every tag a "# kernels:" header may name.
-KERNEL_TAGS="debug kcsan stock x86_64 arm64"
+KERNEL_TAGS="debug kcsan rt kunit-arm64 stock x86_64 arm64"
 
 # checks_nowhere: the checks whose header names no kernel tag (a typo would
 # otherwise leave a check that never runs).

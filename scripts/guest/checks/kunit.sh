@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-# kernels: debug kcsan
+# kernels: debug kcsan rt kunit-arm64
 # timeout: 2400
 # The KUnit suites of cmstat_kunit.ko (smoke, counters and their stress,
 # the allocator and its stress), each printing its own KTAP.  KCSAN slows

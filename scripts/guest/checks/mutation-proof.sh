@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-# kernels: debug
+# kernels: debug rt kunit-arm64
 # timeout: 2400
 # The mutation proof: cmstat and the stress suite built with
 # CMSTAT_MUTATIONS (test only, module/mutation.c), loaded once with each
