@@ -136,7 +136,7 @@ TEST_KERNELS=(
 # test kernel, our modules built against it (cross-built for arm64), and
 # its checks shared out between VMS VMs, started.
 test_kernel_vms() {
-	local flavour=$1 arch=$2 nvms=$3 kdir i=0 checks kos image smp=$SMP busybox=''
+	local flavour=$1 arch=$2 nvms=$3 kdir i=0 checks kos image busybox=''
 	local make=() what
 	shift 3
 	[ "$flavour" = kcsan ] && [ "$KCSAN" != 1 ] && return
@@ -167,7 +167,7 @@ test_kernel_vms() {
 			"$BUILDDIR/initramfs-$flavour-$i.gz" "$CMSTAT_ROOT/scripts/guest/init" "${kos[@]}"
 	done
 	for i in $(seq "$nvms"); do
-		vm_start "$flavour-$i" "$arch" "$image" "$BUILDDIR/initramfs-$flavour-$i.gz" "$smp" \
+		vm_start "$flavour-$i" "$arch" "$image" "$BUILDDIR/initramfs-$flavour-$i.gz" "$SMP" \
 			"$VM_TIMEOUT"
 		TEST_VMS+=("$flavour-$i")
 	done
@@ -203,8 +203,8 @@ stock_vm() {
 # builds_and_vms.
 #   stock-rt: PREEMPT_RT, where softirqs run in threads and the
 #     allocators may sleep.
-#   next: the kernel API as it is now (7.x), which broke out-of-tree
-#     modules in every release since 6.12.
+#   next: the kernel API as it is now (7.x), which has moved on since
+#     6.12 in ways that broke out-of-tree modules.
 #   arm64: DMA is not coherent there, and the test client's alignment
 #     check can fail.  Two boots: as Debian ships it (small kmalloc()
 #     buffers bounced through a swiotlb) and with swiotlb=noforce (no
