@@ -97,7 +97,8 @@ static long cut_write(void *arg)
  * on every CPU at once stall RCU on a debug kernel.  All of it is done
  * when this returns, so that none of it lands in the timed cut.  Under
  * cpus_read_lock(), so that the CPUs chosen stay online until their work
- * is done (what work_on_cpu_safe() did for one CPU, until 6.17).
+ * is done (what work_on_cpu_safe() did for one CPU; 7.x keeps that only
+ * for !SMP kernels).
  */
 static void cut_write_on(struct cut_writes *w, struct cpumask *mask, bool all)
 {
