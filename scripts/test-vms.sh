@@ -7,8 +7,8 @@
 #
 # A check is one file in scripts/guest/checks/.  Its header says where it
 # runs, as tags of the kernels ("# kernels: debug stock"): debug, kcsan,
-# rt and kunit-arm64 are the test kernels (check.sh's TEST_KERNELS), stock
-# every Debian kernel (arm64 too).  "# last:
+# rt and kunit-arm64 are the test kernels, stock every Debian kernel
+# (arm64 too; scripts/flavours.sh names each flavour's tags).  "# last:
 # why" runs it after the others; "# timeout: seconds" overrides the
 # runner's (scripts/guest/init).
 
@@ -64,15 +64,12 @@ share_checks() {
 		}'
 }
 
-# KERNEL_TAGS: every tag a "# kernels:" header may name.
-KERNEL_TAGS="debug kcsan rt kunit-arm64 stock x86_64 arm64"
-
-# checks_nowhere: the checks whose header names no kernel tag (a typo would
-# otherwise leave a check that never runs).
+# checks_nowhere TAG...: the checks whose header names none of the tags
+# some kernel answers to (a typo would otherwise leave a check that never
+# runs).
 checks_nowhere() {
 	local f somewhere
-	# shellcheck disable=SC2086 # one tag a word
-	somewhere=" $(checks_for $KERNEL_TAGS) "
+	somewhere=" $(checks_for "$@") "
 	for f in "$CHECKS_DIR"/*.sh; do
 		f=$(basename "$f" .sh)
 		case "$somewhere" in *" $f "*) ;; *) echo "$f" ;; esac

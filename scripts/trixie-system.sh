@@ -14,8 +14,9 @@
 # (ext4, made from DIR/root by mkfs.ext4 -d, no loop device), DIR/vmlinuz
 # and DIR/initrd.img (the initramfs Debian's kernel package made), and the
 # DKMS-built cmstat.ko and the client in DIR/vm as deb-cmstat.ko and
-# deb-cmstat_demo.ko, for the busybox VM of ABI ("next" in check.sh),
-# whose check scripts/guest/checks/deb-modules.sh loads them.
+# deb-cmstat_demo.ko, with DIR/vm/abi, for the busybox VM of ABI (the
+# flavour "next" in scripts/flavours.sh), whose check
+# scripts/guest/checks/deb-modules.sh loads them.
 #
 # Prints one KTAP document, a result per step; logs in DIR/*.log.  Exits
 # non-zero if a step failed.
@@ -116,7 +117,7 @@ check_apt_install() {
 		failed apt-install "$dir/apt-install.log" "apt-get install failed"
 	ko=$(cd "$root" && ls "lib/modules/$abi/updates/dkms/"cmstat.ko* 2>/dev/null)
 	[ -n "$ko" ] || failed apt-install "$dir/apt-install.log" "DKMS built no cmstat.ko for $abi"
-	mkdir -p "$dir/vm" && xz -dcf "$root/$ko" >"$dir/vm/deb-cmstat.ko"
+	mkdir -p "$dir/vm" && xz -dcf "$root/$ko" >"$dir/vm/deb-cmstat.ko" && echo "$abi" >"$dir/vm/abi"
 	ktap_result apt-install 1 "DKMS built /$ko"
 }
 
