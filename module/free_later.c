@@ -9,7 +9,7 @@
  * cmstat's frees are promised in any context, as every other kernel
  * allows them.  There the free is counted at once, by its caller, and
  * its memory handed to a work item, which frees it in process context:
- * queue_work() takes only raw spinlocks, so any context may call it.
+ * schedule_work() takes only raw spinlocks, so any context may call it.
  * The list link is the object's first word: every slab object and page
  * block holds a pointer.  Allocations cannot be handed on: cmstat refuses
  * them there (alloc.c).
@@ -47,7 +47,7 @@ static void cmstat_later(struct llist_head *list, const void *obj)
 {
 	atomic_long_inc(&cmstat_later_count);
 	if (llist_add((struct llist_node *)obj, list))
-		queue_work(system_wq, &cmstat_later_work);
+		schedule_work(&cmstat_later_work);
 }
 
 /**

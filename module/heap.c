@@ -195,7 +195,7 @@ static void cmstat_reap_soon(void)
 {
 	lockdep_assert_held(&cmstat_heaps_lock);
 	cmstat_reap_tries = CMSTAT_REAP_TRIES - 1;
-	mod_delayed_work(system_wq, &cmstat_reaper, HZ);
+	mod_delayed_work(cmstat_system_wq, &cmstat_reaper, HZ);
 }
 
 static void cmstat_cut_add(struct cmstat_cut *cut,
