@@ -9,7 +9,8 @@
 # alignment and usercopy are checked where they can fail.
 RED_ZONES='slub_debug=Z,cmstat-*'
 
-# A line per flavour, in the order they start, the longest first.  Fields:
+# A line per flavour, in the order they start: the test kernels first, as
+# their VMs take longest.  Fields:
 #   name    its VMs' (NAME-1, NAME-2... when it has several).
 #   kernel  where it comes from:
 #             test:CONFIG     built from Debian's linux-source-6.12 by
@@ -93,9 +94,9 @@ flavour_tags() {
 KDIR='' BUILDER='' MAKE_ARGS=() BUILD='' ABI='' MODDIR='' IMAGE='' INITRD='' DISK=''
 BUSYBOX='' TMO=''
 
-# arm64_busybox: Debian's static arm64 busybox, for the arm64 initramfs.
-arm64_busybox() {
-	echo "$(arm64_stock_dir "$(stock_abi 6.12 | sed 's/-amd64$/-arm64/')")/busybox"
+# arm64_abi SERIES: the arm64 name of Debian's stock kernel of SERIES.
+arm64_abi() {
+	stock_abi "$1" | sed 's/-amd64$/-arm64/'
 }
 
 # flavour_kernel NAME KERNEL ARCH: the kernel of one line, fetched or built
@@ -127,10 +128,11 @@ flavour_kernel() {
 		fi
 		BUILD=$name MODDIR=$KDIR TMO=$VM_TIMEOUT IMAGE=$KDIR/arch/x86/boot/bzImage
 		if [ "$arch" = arm64 ]; then
-			IMAGE=$KDIR/arch/arm64/boot/Image BUSYBOX=$(arm64_busybox)
+			IMAGE=$KDIR/arch/arm64/boot/Image
+			BUSYBOX=$(arm64_stock_dir "$(arm64_abi 6.12)")/busybox
 		fi ;;
 	debian/arm64)
-		ABI=$(stock_abi "$series" | sed 's/-amd64$/-arm64/')
+		ABI=$(arm64_abi "$series")
 		dir=$(arm64_stock_dir "$ABI")
 		KDIR=$dir/usr/src/linux-headers-$ABI IMAGE=$dir/boot/vmlinuz-$ABI
 		BUSYBOX=$dir/busybox BUILD=stock-$ABI ;;
@@ -165,10 +167,10 @@ flavour_kernel() {
 # directory names its ABI in its file "abi".
 DEB_MODULE_DIRS=("$BUILDDIR/deb-check/vm")
 
-# deb_modules ABI: those built for ABI, once they are.
+# deb_modules ABI: those built for ABI.  Run in a subshell, it cannot wait
+# for $PKG_PID: its caller does.
 deb_modules() {
 	local dir
-	[ "$1" = "$PKG_ABI" ] && wait "$PKG_PID"
 	for dir in "${DEB_MODULE_DIRS[@]}"; do
 		[ "$(cat "$dir/abi" 2>/dev/null)" = "$1" ] && ls "$dir"/deb-*.ko
 	done
@@ -195,7 +197,10 @@ flavour_vms() {
 	shift 6
 	[ "$nvms" -gt 0 ] || return 0
 	[ -z "$BUILD" ] || mapfile -t kos < <(modules_of "$BUILD")
-	case "$with" in *,deb,*) mapfile -t -O "${#kos[@]}" kos < <(deb_modules "$ABI") ;; esac
+	case "$with" in *,deb,*)
+		[ "$ABI" != "$PKG_ABI" ] || wait "$PKG_PID"
+		mapfile -t -O "${#kos[@]}" kos < <(deb_modules "$ABI") ;;
+	esac
 	case "$with" in *,nohz,*)
 		[ "$smp" -lt 4 ] ||
 			set -- "$@" "nohz_full=$((smp - 2))-$((smp - 1))" "isolcpus=$((smp - 2))-$((smp - 1))"

@@ -153,8 +153,7 @@ cmstat_hrtimer_setup(struct hrtimer *timer,
 /*
  * The workqueue schedule_work() queues on, for cmstat's own delayed work
  * (mod_delayed_work() has no form without one): system_percpu_wq from
- * 6.18 on (and in later 6.17 stable releases), system_wq before.  7.3
- * marks system_wq "will be removed".
+ * 6.18 on, system_wq before.  7.3 marks system_wq "will be removed".
  */
 #if KERNEL_VERSION(6, 18, 0) <= LINUX_VERSION_CODE
 #define cmstat_system_wq	system_percpu_wq
