@@ -28,6 +28,10 @@
 #   LOGDIR=dir     where console logs go (default ./logs); the logs of a
 #                  failing VM are also copied to LOGDIR/failed-<time>-*.
 #   CMSTAT_CACHE   kernel and package cache (default ~/.cache/cmstat)
+#   ONLY=a,b       a developer's loop: only these flavours (their builds and
+#                  VMs), without the packaging, i386, lint, budget and
+#                  Debian-package stages; not a test run of record
+#   CHECKS="a b"   only these checks (scripts/guest/checks/NAME.sh), with ONLY
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/vm.sh"
@@ -39,6 +43,8 @@ SMP=${SMP:-4}
 FILTER=${FILTER:-}
 KCSAN=${KCSAN:-1}
 DEBUG_VMS=${DEBUG_VMS:-2}
+ONLY=${ONLY:-}
+CHECKS=${CHECKS:-}
 VM_TIMEOUT=${VM_TIMEOUT:-$((3600 + 300 * SMP))}
 # The stock-kernel VMs', also only there to catch a hang.
 STOCK_VM_TIMEOUT=1800
@@ -168,17 +174,24 @@ KSRC=$(kernel_source)
 # installed here, first: two apt runs at once would fight over dpkg's lock.
 ensure_pkgs "${DEB_PKGS[@]}" "${ARM64_PKGS[@]}"
 PKG_ABI=$(stock_abi 6.12)
-(
+if [ -n "$ONLY" ]; then
+	echo "KTAP version 1" >"$KTAPDIR/packaging.ktap"
+	echo "1..0 # SKIP ONLY=$ONLY" >>"$KTAPDIR/packaging.ktap"
+	echo 0 >"$KTAPDIR/packaging.rc"
+	true &
+else (
 	JOBS=1 bash "$CMSTAT_ROOT/scripts/packaging.sh" "$PKG_ABI" \
 		>"$KTAPDIR/packaging.ktap" 2>"$KTAPDIR/packaging.log"
 	echo $? >"$KTAPDIR/packaging.rc"
 ) &
+fi
 PKG_PID=$!
 trap 'kill "$PKG_PID" 2>/dev/null; vm_kill_all' EXIT
 
 TEST_VMS=()
 stage build builds_and_vms
 STAGES+=(packaging)
+[ -n "$ONLY" ] || {
 stage i386 bash "$CMSTAT_ROOT/scripts/i386-check.sh"
 stage lint env LINT_TREE="$BUILDDIR/debug" bash "$CMSTAT_ROOT/scripts/lint.sh" "$KSRC" \
 	"$(bash "$CMSTAT_ROOT/scripts/kernel.sh" debug)"
@@ -186,6 +199,7 @@ stage lint env LINT_TREE="$BUILDDIR/debug" bash "$CMSTAT_ROOT/scripts/lint.sh" "
 # with the modules built against its headers.
 stage budget env LOGDIR="$LOGDIR" bash "$CMSTAT_ROOT/scripts/budget.sh" \
 	"$BUILDDIR/stock-$(stock_abi 6.12)"
+}
 vm_wait_all
 trap - EXIT
 for vm in "${TEST_VMS[@]}"; do
@@ -193,11 +207,13 @@ for vm in "${TEST_VMS[@]}"; do
 	grep -q '^not ok' "$KTAPDIR/vm $vm.ktap" &&
 		cp "$LOGDIR/check-$vm.log" "$LOGDIR/failed-$STAMP-$vm.log"
 done
+[ -n "$ONLY" ] || {
 record_durations debug "$LOGDIR"/check-debug*.log.ktap
 # The Debian packages' modules in the stock VM of their kernel: its
 # Prometheus text, and the exporter on a copy of its debugfs files.
 stage deb-report bash "$CMSTAT_ROOT/scripts/deb-check.sh" report \
 	"$LOGDIR/check-stock-6.12.log"
+}
 
 report
 echo "make check took $(($(date +%s) - start)) s"

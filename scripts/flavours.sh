@@ -230,6 +230,7 @@ flavour() {
 	# A word each, never globbed: RED_ZONES has a '*'.
 	read -ra cmdline <<<"$rest"
 	[ "$name" = kcsan ] && [ "$KCSAN" != 1 ] && return
+	[ -z "$ONLY" ] || [[ ",$ONLY," == *",$name,"* ]] || return
 	flavour_kernel "$name" "$kernel" "$arch" || return
 	flavour_builds "$with"
 	flavour_vms "$name" "$arch" "$nvms" "$smp" "$tags" "$with" "${cmdline[@]}"

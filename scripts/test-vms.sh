@@ -22,6 +22,7 @@ DURATIONS=$CMSTAT_CACHE/durations
 checks_for() {
 	local f tags last=() first=()
 	for f in "$CHECKS_DIR"/*.sh; do
+		[ -z "${CHECKS:-}" ] || [[ " $CHECKS " == *" $(basename "$f" .sh) "* ]] || continue
 		tags=" $(sed -n 's/^# kernels: //p' "$f") "
 		for t in "$@"; do
 			case "$tags" in *" $t "*) ;; *) continue ;; esac
@@ -72,6 +73,7 @@ checks_nowhere() {
 	somewhere=" $(checks_for "$@") "
 	for f in "$CHECKS_DIR"/*.sh; do
 		f=$(basename "$f" .sh)
+		[ -z "${CHECKS:-}" ] || [[ " $CHECKS " == *" $f "* ]] || continue
 		case "$somewhere" in *" $f "*) ;; *) echo "$f" ;; esac
 	done
 }
