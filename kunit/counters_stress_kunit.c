@@ -18,6 +18,16 @@
  * nested in it.  Built with CMSTAT_MUTATIONS (a test-only build of cmstat
  * and of this module, see module/mutation.c), the stress checks that each
  * mutation of the protocol makes it report violations.
+ *
+ * A third case nests sections in sections of their own context, as
+ * clients do: a writer's section, opened at a depth of 1 or (under a raw
+ * spinlock) 2, holds an allocation and a free through cmstat's inline
+ * paths and, under one more raw spinlock, a section of its own on the
+ * same set, four levels deep, and the timers' sections in softirq and
+ * hardirq context nest the same way (raising the depth with
+ * preempt_disable()).  A writer's every level lingers after the one
+ * inside it has ended: a section nested on its outer one's sequence
+ * counter would let the reader fold the outer one right there, half done.
  */
 
 #include <kunit/test.h>
@@ -43,6 +53,7 @@
 #define HAVE_TEST_NMI 0
 #endif
 
+#include <cmstat/alloc.h>
 #include <cmstat/compat.h>
 #include <cmstat/counters.h>
 
@@ -79,8 +90,13 @@ struct stress_cpu {
 	bool nmi_pending;
 };
 
+/* Levels of sections nested in one another by the nesting case. */
+#define NEST_LEVELS	4
+
 struct stress_writer {
 	struct task_struct *task;
+	raw_spinlock_t locks[NEST_LEVELS];	/* the nesting case's, its own */
+	unsigned long updates;	/* the nesting case's, so far */
 	u64 added;		/* what this kthread added to A */
 	bool sleeps;		/* between sections: its CPU goes idle */
 	bool started;		/* its first section is done */
@@ -88,6 +104,10 @@ struct stress_writer {
 
 static struct cmstat_counters *stress_set;
 static bool stress_stop;
+/* The nesting case runs: set before its writers and timers start. */
+static bool stress_nest;
+/* Where the nesting case allocates, inside its sections. */
+static struct cmstat_heap *stress_heap;
 static DEFINE_PER_CPU(struct stress_tally, stress_tally);
 static DEFINE_PER_CPU(struct stress_cpu, stress_cpu);
 
@@ -130,6 +150,72 @@ static bool stress_update(u64 k, void (*mid)(void))
 static void stress_linger(void)
 {
 	udelay(LINGER_US);
+}
+
+static u64 stress_update_nested(u64 k, struct stress_writer *w,
+				unsigned int level);
+static void stress_queue_irq_work(void);
+
+/*
+ * Inside a section of nesting level @level: an allocation and a free, each
+ * a section one deeper, then the next level's section, one deeper still,
+ * under a lock of the writer @w's own, or preempt_disable() in the
+ * timers' (@w NULL).  The innermost of every 64th update of a writer
+ * has the hardirq and NMI sections of the irq work nested in it.
+ * Return: what the sections nested here added to A.
+ */
+static u64 stress_nest_inside(struct stress_writer *w, unsigned int level)
+{
+	void *obj = cmstat_alloc(stress_heap, 64, GFP_ATOMIC);
+	u64 added;
+
+	/* Refused where PREEMPT_RT's allocator cannot run: still a section. */
+	if (obj)
+		cmstat_free(stress_heap, obj, 64);
+	if (level == NEST_LEVELS) {
+		if (w && w->updates % 64 == 0)
+			stress_queue_irq_work();
+		return 0;
+	}
+	if (w) {
+		raw_spin_lock_nested(&w->locks[level], level);
+		added = stress_update_nested(1, w, level + 1);
+		raw_spin_unlock(&w->locks[level]);
+	} else {
+		preempt_disable();
+		added = stress_update_nested(1, w, level + 1);
+		preempt_enable();
+	}
+	return added;
+}
+
+/*
+ * One update of the invariant triple at nesting level @level, the levels
+ * above nested inside it between the A and B adds.  A writer's lingers
+ * after them at every level, a softirq's at the outermost: that is where
+ * a reader's IPI must land to see a section nested on its outer one's
+ * counter.  A hardirq's never does (no IPI lands in one), and lingering
+ * there, every 150 us, would starve the CPU on a busy host.  Return: what
+ * it and the sections nested in it added to A; 0 if it was not opened.
+ */
+static u64 stress_update_nested(u64 k, struct stress_writer *w,
+				unsigned int level)
+{
+	struct cmstat_section sec;
+	u64 __percpu *slot;
+	u64 added;
+
+	if (!cmstat_section_begin(&sec, cmstat_counters_group(stress_set)))
+		return 0;
+	slot = cmstat_section_slot(&sec, stress_set);
+	cmstat_section_add(slot, CTR_A, k);
+	added = k + stress_nest_inside(w, level);
+	if (w || (level == 1 && in_serving_softirq()))
+		stress_linger();
+	cmstat_section_add(slot, CTR_B, 2 * k);
+	cmstat_section_add(slot, CTR_C, 3 * k);
+	cmstat_section_end(&sec);
+	return added;
 }
 
 /* A lingering softirq section, nested in a lingering task section. */
@@ -204,17 +290,38 @@ static void stress_queue_irq_work(void)
 static enum hrtimer_restart stress_timer(struct hrtimer *t)
 {
 	bool hard = in_hardirq();
+	u64 added;
 
-	if (stress_update(1, NULL)) {
-		if (hard)
-			this_cpu_add(stress_tally.hardirq, 1);
-		else
-			this_cpu_add(stress_tally.softirq, 1);
-	}
+	if (READ_ONCE(stress_nest))
+		added = stress_update_nested(1, NULL, 1);
+	else
+		added = stress_update(1, NULL);
+	if (hard)
+		this_cpu_add(stress_tally.hardirq, added);
+	else
+		this_cpu_add(stress_tally.softirq, added);
 	if (READ_ONCE(stress_stop))
 		return HRTIMER_NORESTART;
 	hrtimer_forward_now(t, ns_to_ktime(hard ? HARD_PERIOD_NS : SOFT_PERIOD_NS));
 	return HRTIMER_RESTART;
+}
+
+/*
+ * The nesting case's update: every other one under a lock, so that the
+ * outermost section is at depth 2, where it and the allocation nested in
+ * it, at depth 3, shared a counter before cmstat indexed them by depth
+ * (mutation 4).  The timers' sections nest in these, and nest as deep.
+ */
+static u64 stress_writer_nested(struct stress_writer *w)
+{
+	u64 k = w->updates % 7 + 1, added;
+
+	if (w->updates++ % 2)
+		return stress_update_nested(k, w, 1);
+	raw_spin_lock(&w->locks[0]);
+	added = stress_update_nested(k, w, 1);
+	raw_spin_unlock(&w->locks[0]);
+	return added;
 }
 
 static int stress_writer_fn(void *arg)
@@ -225,6 +332,11 @@ static int stress_writer_fn(void *arg)
 	while (!kthread_should_stop()) {
 		u64 k = n % 7 + 1;
 		void (*mid)(void) = NULL;
+
+		if (READ_ONCE(stress_nest)) {
+			w->added += stress_writer_nested(w);
+			goto next;
+		}
 
 		/*
 		 * Every 64th section has a hardirq nest inside it, every 8th
@@ -238,6 +350,7 @@ static int stress_writer_fn(void *arg)
 			mid = stress_linger_nested;
 		if (stress_update(k, mid))
 			w->added += k;
+next:
 		/* Only when, not what: read by stress_start()'s wait. */
 		if (!n)
 			WRITE_ONCE(w->started, true);
@@ -291,7 +404,7 @@ static void stress_arm_timers(void *unused)
 
 static void stress_start(struct kunit *test, struct stress_run *run)
 {
-	unsigned int i, cpu;
+	unsigned int i, l, cpu;
 
 	run->writers = kunit_kcalloc(test, run->nr_writers,
 				     sizeof(*run->writers), GFP_KERNEL);
@@ -335,6 +448,8 @@ static void stress_start(struct kunit *test, struct stress_run *run)
 			break;
 		}
 		kthread_bind(t, cpu);
+		for (l = 0; l < NEST_LEVELS; l++)
+			raw_spin_lock_init(&run->writers[i].locks[l]);
 		run->writers[i].task = t;
 		run->writers[i].sleeps = run->sleepers;
 		wake_up_process(t);
@@ -600,6 +715,31 @@ static void stress_consistency(struct kunit *test)
 	stress_finish(test, &run, extra);
 }
 
+static void stress_heap_destroy(void *heap)
+{
+	cmstat_heap_destroy(heap);
+}
+
+/*
+ * Sections nested in sections of their own context, with allocations and
+ * frees inside them, a writer per CPU and the timers in softirq and
+ * hardirq context: one round of the stress.
+ */
+static void stress_nesting(struct kunit *test)
+{
+	struct stress_run run = { .nr_writers = num_online_cpus() };
+
+	stress_heap = cmstat_heap_create("kunit_nesting");
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, stress_heap);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, stress_heap_destroy,
+							stress_heap), 0);
+	WRITE_ONCE(stress_nest, true);
+	stress_start(test, &run);
+	stress_read_loop(&run, DIV_ROUND_UP(stress_snapshots, STRESS_ROUNDS));
+	stress_finish(test, &run, " nested=4");
+	WRITE_ONCE(stress_nest, false);
+}
+
 #define HOTPLUG_MIN_CYCLES	3
 
 /*
@@ -667,6 +807,8 @@ static void stress_hotplug(struct kunit *test)
 
 static int stress_init(struct kunit *test)
 {
+	/* A nesting case that failed an assertion may have left it set. */
+	WRITE_ONCE(stress_nest, false);
 	if (!cmstat_accounting_enabled())
 		kunit_skip(test, "cmstat loaded with accounting=0");
 	return 0;
@@ -675,6 +817,7 @@ static int stress_init(struct kunit *test)
 static struct kunit_case stress_cases[] = {
 	KUNIT_CASE_PARAM_ATTR(stress_consistency, stress_gen_params,
 			      { .speed = KUNIT_SPEED_SLOW }),
+	KUNIT_CASE_SLOW(stress_nesting),
 	KUNIT_CASE_SLOW(stress_hotplug),
 	{}
 };

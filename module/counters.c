@@ -38,25 +38,16 @@ EXPORT_SYMBOL_GPL(cmstat_accounting);
  */
 #define CMSTAT_WAIT_SPINS	128
 
-/*
- * The sequence counters a reader samples: those of the contexts whose
- * sections an interrupt can find open, task and softirq.  Hardirq
- * handlers run with interrupts off and NMIs cannot be interrupted, so a
- * hardirq or NMI section is always either finished or not begun where
- * the reader looks (cmstat_sample_seq()).  One of them left open by a
- * client holds up no reader, and the next section on its counter closes
- * it.
- */
-#define CMSTAT_SEQ_SAMPLED	(CMSTAT_SEQ_SOFTIRQ + 1)
-
 /**
- * struct cmstat_seq_sample - one CPU's open sections at a reader's close
- * @open: bit i set: sequence counter i was odd, a section open
- * @seq: counter i's value then, where @open has bit i
+ * struct cmstat_seq_sample - one CPU's outermost open section at a close
+ * @open: a sequence counter was odd
+ * @idx: the lowest odd one, where @open
+ * @seq: its value then
  */
 struct cmstat_seq_sample {
-	unsigned long open;
-	unsigned long seq[CMSTAT_SEQ_SAMPLED];
+	bool open;
+	unsigned int idx;
+	u32 seq;
 };
 
 /*
@@ -213,17 +204,26 @@ void cmstat_counters_free(struct cmstat_counters *set)
 EXPORT_SYMBOL_GPL(cmstat_counters_free);
 
 /*
- * Record this CPU's open sections.  Runs on every online CPU that is
- * not quiescent (cmstat_cpu_quiescent()): on the others from the reader's
- * IPI, between two instructions of whatever they were doing (a task, a
- * softirq, or the idle loop, interrupted on its way in or out); on the
- * reader's own CPU called directly, with interrupts off.  Either way it
- * sees this CPU's own stores in program order, so a section that has made
- * its counter odd is seen open, and one that has not yet done so will load
- * ->slot_off after this returns.  Only task and softirq sections can be
- * seen open: hardirq handlers run with interrupts off and NMIs cannot be
- * interrupted, so a hardirq or NMI section is always either finished or
- * not begun here.
+ * Record this CPU's outermost open section.  Runs on every online CPU that
+ * is not quiescent (cmstat_cpu_quiescent()): on the others from the
+ * reader's IPI, between two instructions of whatever they were doing (a
+ * task, a softirq, or the idle loop, interrupted on its way in or out); on
+ * the reader's own CPU called directly, with interrupts off.  Either way
+ * it sees this CPU's own stores in program order, so a section that has
+ * made its counter odd is seen open, and one that has not yet done so
+ * will load ->slot_off after this returns.
+ *
+ * The sections open here are a stack, one per depth (see
+ * %CMSTAT_NR_SEQ): each deeper one began after the one below it and ends
+ * before it.  So the lowest odd counter is the section that ends last,
+ * and waiting for it is waiting for them all, however many are open and
+ * however fast this CPU opens new ones meanwhile.  A counter below it
+ * that a client left odd (a leak) is waited for instead, and moves only
+ * once this CPU's depth has dropped below it: when a section of that
+ * depth ends, or when cmstat_repair_seq() finds the CPU outside it,
+ * either way after every section open now has ended.  A hardirq or NMI
+ * section is never open under this handler: hardirq handlers run with
+ * interrupts off, and NMIs cannot be interrupted.
  *
  * No barrier here: the IPI's message passing orders the reader's
  * ->slot_off store before everything this CPU does after the handler.  The
@@ -235,70 +235,60 @@ static void cmstat_sample_seq(void *info)
 {
 	struct cmstat_group *group = info;
 	struct cmstat_seq_sample *sample = this_cpu_ptr(group->sample);
-	unsigned long seq, open = 0;
 	unsigned int idx;
+	u32 seq;
 
-	for (idx = 0; idx < CMSTAT_SEQ_SAMPLED; idx++) {
+	for (idx = 0; idx < CMSTAT_NR_SEQ; idx++) {
 		seq = __this_cpu_read(cmstat_cpu_seq.seq[idx]);
 		if (seq & 1) {
-			sample->seq[idx] = seq;
-			open |= BIT(idx);
+			sample->idx = idx;
+			sample->seq = seq;
+			sample->open = true;
+			return;
 		}
 	}
-	sample->open = open;
-}
-
-/* The context whose sections use sampled sequence counter @idx. */
-static const char *cmstat_seq_context(unsigned int idx)
-{
-	return idx == CMSTAT_SEQ_SOFTIRQ ? "softirq" : "task";
 }
 
 /**
  * struct cmstat_repair - a request to close a section left open
- * @idx: the sequence counter the section left odd
+ * @idx: the sequence counter the section left odd, its depth
  * @sampled: the counter's value when the reader sampled it
  * @closed: set when the counter was moved on
  */
 struct cmstat_repair {
 	unsigned int idx;
-	unsigned long sampled;
+	u32 sampled;
 	bool closed;
 };
 
 /*
- * Whether this CPU is outside every section on sampled counter @idx, as
- * seen from cmstat_repair_seq(): from the reader's IPI, in hardirq context
- * on top of whatever the CPU was doing, or called directly on the reader's
- * own CPU, in the reader's task with interrupts off.  False when it cannot
- * tell.
+ * Whether this CPU is outside the section of depth @idx, as seen from
+ * cmstat_repair_seq(): from the reader's IPI, in hardirq context on top of
+ * whatever the CPU was doing, or called directly on the reader's own CPU,
+ * in the reader's task with interrupts off.  False when it cannot tell.
  *
- * A softirq section is open only while the CPU serves a softirq.  A task
- * section disables preemption, so the reader's own task is in none (it is
- * preemptible: cmstat_read_refused() turned away readers inside
- * sections), and neither is a task we interrupted with preemption and
- * softirqs enabled, nor the idle task.  Without CONFIG_PREEMPT_COUNT
- * preempt_count() does not count preempt_disable(), and only the idle
- * task and the reader's own CPU tell.
+ * A section open at depth @idx holds the preemption count at @idx or
+ * more until it ends, and the interrupt we run in did not raise it: a
+ * lower count shows the CPU outside it.  The reader's own task is in no
+ * section (cmstat_read_refused() turned away readers inside one).
+ * Without CONFIG_PREEMPT_COUNT the depth cmstat keeps does not drop for
+ * a section left open, and only the idle task and the reader's own CPU
+ * tell: no section is open there but those left open.
  */
 static bool cmstat_cpu_outside(unsigned int idx)
 {
-	if (idx == CMSTAT_SEQ_SOFTIRQ)
-		return !in_serving_softirq();
 	if (!in_hardirq())
 		return true;	/* the reader's own CPU */
-	if (in_serving_softirq())
-		return false;
-	return is_idle_task(current) ||
-	       (IS_ENABLED(CONFIG_PREEMPT_COUNT) &&
-		!(preempt_count() & (PREEMPT_MASK | SOFTIRQ_MASK)));
+	if (IS_ENABLED(CONFIG_PREEMPT_COUNT))
+		return (preempt_count() & PREEMPT_MASK) < idx;
+	return is_idle_task(current) && !in_serving_softirq();
 }
 
 /*
  * Close a section left open on this CPU: move the counter on from the
  * sampled (odd) value, if it still has it and the CPU is outside every
- * section of that context, so that no section of it can be open, nor open
- * until we return.  A compare-and-exchange: an NMI section may begin and
+ * section of that depth, so that none can be open, nor open until we
+ * return.  A compare-and-exchange: an NMI section may begin and
  * end between our read and our write, and its end must not be undone.
  * NMI-safe on every architecture whose NMI sections cmstat accepts
  * (%CMSTAT_NMI_WRITERS).  Runs from smp_call_function_single(), which
@@ -312,6 +302,9 @@ static void cmstat_repair_seq(void *info)
 		return;
 	r->closed = this_cpu_cmpxchg(cmstat_cpu_seq.seq[r->idx], r->sampled,
 				     r->sampled + 1) == r->sampled;
+	/* Every section open here was left open: none holds the depth. */
+	if (!IS_ENABLED(CONFIG_PREEMPT_COUNT))
+		this_cpu_write(cmstat_cpu_seq.depth, 0);
 }
 
 /*
@@ -324,37 +317,39 @@ static void cmstat_repair_seq(void *info)
  */
 static void cmstat_repair(unsigned int cpu, struct cmstat_repair *r)
 {
-	unsigned long *seq = &per_cpu(cmstat_cpu_seq, cpu).seq[r->idx];
+	struct cmstat_cpu_seq *cs = per_cpu_ptr(&cmstat_cpu_seq, cpu);
 
 	cpus_read_lock();
 	if (cpu_online(cpu)) {
 		smp_call_function_single(cpu, cmstat_repair_seq, r, true);
-	} else if (READ_ONCE(*seq) == r->sampled) {
-		WRITE_ONCE(*seq, r->sampled + 1);
+	} else if (READ_ONCE(cs->seq[r->idx]) == r->sampled) {
+		WRITE_ONCE(cs->seq[r->idx], r->sampled + 1);
+		if (!IS_ENABLED(CONFIG_PREEMPT_COUNT))
+			WRITE_ONCE(cs->depth, 0);
 		r->closed = true;
 	}
 	cpus_read_unlock();
 	if (r->closed)
-		pr_warn("CPU %u: closed a %s-context writer section left open (a client returned or slept without cmstat_section_end()); what it writes later counts, but not at once\n",
-			cpu, cmstat_seq_context(r->idx));
+		pr_warn("CPU %u: closed a writer section left open at preemption depth %u (a client returned or slept without cmstat_section_end()); what it writes later may never count\n",
+			cpu, r->idx);
 }
 
 /*
  * Wait for the section one CPU's counter @idx was sampled in to end.
  * Return: 0, or -EINTR on a fatal signal (the close stays pending).
  */
-static int cmstat_wait_one(unsigned int cpu, unsigned int idx,
-			   unsigned long sampled)
+static int cmstat_wait_one(unsigned int cpu, unsigned int idx, u32 sampled)
 {
-	unsigned long *seq = &per_cpu(cmstat_cpu_seq, cpu).seq[idx];
+	u32 *seq = &per_cpu(cmstat_cpu_seq, cpu).seq[idx];
 	struct cmstat_repair repair = { .idx = idx, .sampled = sampled };
 	unsigned long start = jiffies, next_repair = jiffies;
 	unsigned int spins = 0, timeout;
 	bool reported = false;
 
 	/*
-	 * Any change means the sampled section ended: a section opened later
-	 * on that CPU loaded the new ->slot_off.  So a CPU writing back-to-back
+	 * Any change means the sampled section ended (see
+	 * cmstat_sample_seq()): a section opened later on that CPU loaded the
+	 * new ->slot_off.  So a CPU writing back-to-back
 	 * cannot starve us.  Lockless read of a remote counter that only its
 	 * own CPU writes (the writer's this_cpu_or() and this_cpu_inc()), or
 	 * cmstat_repair(), which we run ourselves.
@@ -369,8 +364,8 @@ static int cmstat_wait_one(unsigned int cpu, unsigned int idx,
 		timeout = max(READ_ONCE(section_timeout), 1U);
 		if (!reported && time_after(jiffies, start + timeout * HZ)) {
 			reported = true;
-			pr_warn("a writer section open on CPU %u in %s context for %u s holds up readers: a section left open, or one that sleeps\n",
-				cpu, cmstat_seq_context(idx), timeout);
+			pr_warn("a writer section open on CPU %u at preemption depth %u for %u s holds up readers: a section left open, or one that sleeps\n",
+				cpu, idx, timeout);
 		}
 		/*
 		 * Once reported, or at once on a CPU gone offline, close the
@@ -394,12 +389,13 @@ static int cmstat_wait_one(unsigned int cpu, unsigned int idx,
 
 /*
  * Wait for every section that was open when @group's generation was
- * closed, as cmstat_sample_seq() recorded them.  Only CPUs sampled at
- * that close have open sections in their sample.  Return: 0 or -EINTR.
+ * closed: each CPU's outermost, as cmstat_sample_seq() recorded it.  Only
+ * CPUs sampled at that close have one in their sample.
+ * Return: 0 or -EINTR.
  */
 static int cmstat_wait_sections(struct cmstat_group *group)
 {
-	unsigned int cpu, idx;
+	unsigned int cpu;
 	int err;
 
 	for_each_possible_cpu(cpu) {
@@ -408,11 +404,11 @@ static int cmstat_wait_sections(struct cmstat_group *group)
 
 		if (cmstat_mutate_skip_wait())
 			break;
-		for_each_set_bit(idx, &sample->open, CMSTAT_SEQ_SAMPLED) {
-			err = cmstat_wait_one(cpu, idx, sample->seq[idx]);
-			if (err)
-				return err;
-		}
+		if (!sample->open)
+			continue;
+		err = cmstat_wait_one(cpu, sample->idx, sample->seq);
+		if (err)
+			return err;
 	}
 	/*
 	 * Pairs with smp_wmb() in cmstat_section_end(): having seen each
@@ -451,8 +447,7 @@ static bool cmstat_cpu_quiescent(int cpu)
 }
 
 /*
- * Whether a sampled sequence counter of @cpu is odd, read from the
- * reader's CPU.  Only asked of a quiescent CPU, where none should be: one
+ * Whether a sequence counter of @cpu is odd, read from the reader's CPU.  Only asked of a quiescent CPU, where none should be: one
  * is if a client left a section open and slept (preemption re-enabled
  * inside it), and that CPU then gets the IPI, so that the reader waits for
  * the section and reports it as it would on a busy CPU.  The counters'
@@ -463,10 +458,10 @@ static bool cmstat_cpu_quiescent(int cpu)
 static bool cmstat_cpu_section_left_open(int cpu)
 {
 	const struct cmstat_cpu_seq *seq = per_cpu_ptr(&cmstat_cpu_seq, cpu);
-	unsigned long odd = 0;
 	unsigned int idx;
+	u32 odd = 0;
 
-	for (idx = 0; idx < CMSTAT_SEQ_SAMPLED; idx++)
+	for (idx = 0; idx < CMSTAT_NR_SEQ; idx++)
 		odd |= READ_ONCE(seq->seq[idx]);
 	return odd & 1;
 }
@@ -505,7 +500,7 @@ static void cmstat_close_gen(struct cmstat_group *group)
 
 	/* Stale samples of CPUs that are offline now must not be waited on. */
 	for_each_possible_cpu(cpu)
-		per_cpu_ptr(group->sample, cpu)->open = 0;
+		per_cpu_ptr(group->sample, cpu)->open = false;
 	/*
 	 * Written under ->read_lock, and read under it by readers; marked,
 	 * because the KUnit case of a killed reader watches it locklessly
@@ -532,6 +527,34 @@ static void cmstat_close_gen(struct cmstat_group *group)
 	group->closing = true;
 }
 
+/* Fold counter @i of a CPU's slots @d into @set's totals, and clear it. */
+static inline void cmstat_fold_one(struct cmstat_counters *set, u64 *d, unsigned int i)
+{
+	u64 delta = d[(i + 1) * CMSTAT_RING_SLOTS];
+
+	if (!delta)
+		return;
+	WRITE_ONCE(d[(i + 1) * CMSTAT_RING_SLOTS], 0);
+	WRITE_ONCE(set->frozen[i], set->frozen[i] + delta);
+	if (set->sum)
+		set->sum[i] += delta;
+}
+
+/*
+ * Whether any of the eight counters from @i on is non-zero in a CPU's
+ * slots @d: a section writes a few of a set's counters, so most runs of
+ * eight are all zero, and eight loads ORed together skip them for a
+ * quarter of what a test each costs.
+ */
+#define CMSTAT_FOLD_RUN	8
+static inline bool cmstat_fold_run_written(const u64 *d, unsigned int i)
+{
+	const u64 *c = d + (i + 1) * CMSTAT_RING_SLOTS;
+
+	BUILD_BUG_ON(CMSTAT_RING_SLOTS != 2);
+	return c[0] | c[2] | c[4] | c[6] | c[8] | c[10] | c[12] | c[14];
+}
+
 /*
  * Fold the slot of @set that the last close retired into its totals, on
  * the CPUs that marked it (__cmstat_slot()), and clear it there for the
@@ -544,8 +567,7 @@ static void cmstat_close_gen(struct cmstat_group *group)
  */
 static void cmstat_fold(struct cmstat_counters *set, unsigned int slot)
 {
-	u64 *sum = set->sum, delta;
-	unsigned int i, cpu;
+	unsigned int i, j, cpu;
 
 	for_each_possible_cpu(cpu) {
 		u64 *d = per_cpu_ptr(set->delta, cpu) + slot;
@@ -553,16 +575,14 @@ static void cmstat_fold(struct cmstat_counters *set, unsigned int slot)
 		if (!d[0])
 			continue;
 		WRITE_ONCE(d[0], 0);
-		/* A section writes a few of a set's counters: skip the rest. */
-		for (i = 0; i < set->nr; i++) {
-			delta = d[(i + 1) * CMSTAT_RING_SLOTS];
-			if (!delta)
+		for (i = 0; i + CMSTAT_FOLD_RUN <= set->nr; i += CMSTAT_FOLD_RUN) {
+			if (!cmstat_fold_run_written(d, i))
 				continue;
-			WRITE_ONCE(d[(i + 1) * CMSTAT_RING_SLOTS], 0);
-			WRITE_ONCE(set->frozen[i], set->frozen[i] + delta);
-			if (sum)
-				sum[i] += delta;
+			for (j = 0; j < CMSTAT_FOLD_RUN; j++)
+				cmstat_fold_one(set, d, i + j);
 		}
+		for (; i < set->nr; i++)
+			cmstat_fold_one(set, d, i);
 	}
 }
 
@@ -659,33 +679,23 @@ void cmstat_counters_totals(const struct cmstat_counters *set, u64 *totals)
 /*
  * Whether the caller is inside a writer section on this CPU, where a read
  * would wait for itself forever.  Sections disable preemption; with
- * preemption off we stay on this CPU, and an odd counter of our own
- * context is our own section (a context never nests into itself).  All of
- * the context's counters: the preemption count that picked the section's
- * may have moved since.
+ * preemption off we stay on this CPU, and any odd counter may be a
+ * section we run in: ours is at our depth or below, unless the caller
+ * dropped preemption inside it.  None is one a read could wait for
+ * either, and reads must be able to sleep.  Without
+ * CONFIG_PREEMPT_COUNT, where preemptible() cannot tell, a read from
+ * inside a section waits section_timeout, and then closes it.
  */
 static bool cmstat_in_section(void)
 {
-	static const unsigned int first[] = {
-		CMSTAT_SEQ_TASK, CMSTAT_SEQ_SOFTIRQ, CMSTAT_SEQ_HARDIRQ,
-		CMSTAT_SEQ_NMI, CMSTAT_NR_SEQ,
-	};
-	unsigned long bits = preempt_count() & __CMSTAT_SEQ_BITS;
-	unsigned int here, ctx, idx;
+	unsigned int idx;
+	u32 odd = 0;
 
-	/*
-	 * None of the bits: interrupts or bottom halves off in a task that
-	 * is not in a section, which would have raised the preemption count.
-	 */
-	if (!IS_ENABLED(CONFIG_PREEMPT_COUNT) || preemptible() || !bits)
+	if (!IS_ENABLED(CONFIG_PREEMPT_COUNT) || preemptible())
 		return false;
-	here = __fls(bits);
-	for (ctx = 0; first[ctx + 1] <= here; ctx++)
-		;
-	for (idx = first[ctx]; idx < first[ctx + 1]; idx++)
-		if (raw_cpu_read(cmstat_cpu_seq.seq[idx]) & 1)
-			return true;
-	return false;
+	for (idx = 0; idx < CMSTAT_NR_SEQ; idx++)
+		odd |= raw_cpu_read(cmstat_cpu_seq.seq[idx]);
+	return odd & 1;
 }
 
 /*

@@ -2,7 +2,7 @@
 /*
  * cmstat protocol mutations, compiled only into test builds made with
  * CMSTAT_MUTATIONS=y (scripts/check.sh builds them for the test VMs; no
- * installed module has this file or its parameter).  Mutations 1 and 2
+ * installed module has this file or its parameter).  Mutations 1, 2 and 4
  * break the protocol in one way each, so that the stress tests can show
  * they catch a broken protocol and not only a racy sum: with a mutation
  * they must report violations, without one none.  Mutation 3 brings back
@@ -21,4 +21,4 @@ int cmstat_mutation;
 EXPORT_SYMBOL_GPL(cmstat_mutation);
 module_param_named(mutation, cmstat_mutation, int, 0444);
 MODULE_PARM_DESC(mutation,
-		 "Test builds only: 0 none, 1 the reader skips the wait, 2 all contexts share one sequence counter, 3 the reader IPIs idle CPUs too");
+		 "Test builds only: 0 none, 1 the reader skips the wait, 2 all sections share one sequence counter, 3 the reader IPIs idle CPUs too, 4 nested sections of depths 2-3 (and 4-7...) share one");

@@ -22,17 +22,33 @@
 enum cmstat_mutation {
 	CMSTAT_MUTATE_NONE,
 	CMSTAT_MUTATE_SKIP_WAIT,	/* the reader does not wait for sections */
-	CMSTAT_MUTATE_SHARED_SEQ,	/* every context uses the task counter */
+	CMSTAT_MUTATE_SHARED_SEQ,	/* every section uses one counter */
 	CMSTAT_MUTATE_IPI_ALL,		/* the old reader: IPIs every CPU */
+	CMSTAT_MUTATE_NEST_SHARED,	/* depths 2-3, 4-7...: one counter */
 };
 
 /* The module parameter "mutation"; set at load, read-only after. */
 extern int cmstat_mutation;
 
-/* Every context's sections on the task context's counter. */
-#define __cmstat_seq_index(seq)					\
-	(READ_ONCE(cmstat_mutation) == CMSTAT_MUTATE_SHARED_SEQ ?	\
-	 CMSTAT_SEQ_TASK : (seq))
+/*
+ * Every section on one counter; or, for nested sections, the counters as
+ * cmstat grouped them before it indexed them by depth: depths 2 and 3
+ * on one, 4 to 7 on another, so that a section nested in one of its own
+ * context can close it early.
+ */
+static __always_inline unsigned long __cmstat_mutate_seq(unsigned long seq)
+{
+	switch (READ_ONCE(cmstat_mutation)) {
+	case CMSTAT_MUTATE_SHARED_SEQ:
+		return 1;
+	case CMSTAT_MUTATE_NEST_SHARED:
+		/* The highest bit set; no bitops.h, which brings pr_fmt. */
+		return seq ? 1UL << (8 * sizeof(long) - 1 - __builtin_clzl(seq)) : 0;
+	default:
+		return seq;
+	}
+}
+#define __cmstat_seq_index(seq)	__cmstat_mutate_seq(seq)
 
 static inline bool cmstat_mutate_skip_wait(void)
 {

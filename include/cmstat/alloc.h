@@ -343,13 +343,9 @@ static __always_inline unsigned int __cmstat_class(size_t size)
 }
 
 /*
- * Whether an allocator section runs in task context: one test of the
- * preemption count, whatever the gfp flags say.  A client that passes
- * GFP_KERNEL from a softirq has a bug that only CONFIG_DEBUG_ATOMIC_SLEEP
- * reports; were the flags trusted, its section would make the sequence
- * counter of the task section it interrupted move, and that section look
- * closed to readers: a torn snapshot.  A section never runs in NMI
- * context: the slab allocator cannot.
+ * Whether the caller runs in task context, for the report of a gfp that
+ * may block: a client that passes GFP_KERNEL from a softirq has a bug
+ * that only CONFIG_DEBUG_ATOMIC_SLEEP reports otherwise.
  */
 static __always_inline bool __cmstat_in_task(void)
 {
@@ -390,53 +386,43 @@ static __always_inline void __cmstat_kfree(const void *obj)
 }
 
 /*
- * One writer section on the heap's counters, in task context if @task: a
- * class allocation or free moves its class's count and the requested
- * bytes.  Straight-line: the slots come from the heap, the generation from
- * the heap group.
+ * Whether @gfp may block where blocking is a bug: outside task context, or
+ * in a PREEMPT_RT softirq, which runs in a task but must not sleep.  For
+ * a constant @gfp that cannot block it compiles away.
  */
-static __always_inline void __cmstat_account_in(const struct cmstat_heap *heap,
-						bool task,
-						unsigned int count_idx,
-						unsigned int requested_idx,
-						size_t size)
+static __always_inline bool __cmstat_gfp_misplaced(gfp_t gfp)
 {
-	struct cmstat_section sec;
-	u64 __percpu *slot;
-
-	__cmstat_section_open(&sec, &cmstat_heap_group, task);
-	slot = __cmstat_slot(&sec, heap->slots);
-	cmstat_section_add(slot, count_idx, 1);
-	cmstat_section_add(slot, requested_idx, size);
-	cmstat_section_end(&sec);
+	if (!gfpflags_allow_blocking(gfp))
+		return false;
+	if (!__cmstat_in_task())
+		return true;
+	return IS_ENABLED(CONFIG_PREEMPT_RT) && in_serving_softirq();
 }
 
 /*
- * The same, written out twice: in task context the sequence counter's
- * address is a constant, and only interrupts compute which one.  An
- * allocation that may block, from interrupt context, is accounted in its
- * real context and reported once (out of line, naming the caller): for a
- * constant @gfp the test compiles away or into the interrupt branch.
+ * One writer section on the heap's counters: a class allocation or free
+ * moves its class's count and the requested bytes.  Straight-line: the
+ * slots come from the heap, the generation from the heap group, the
+ * sequence counter from the preemption depth, whatever the context and
+ * whatever section of the caller's it runs in.  An allocation that may
+ * block, from interrupt context, is accounted all the same and reported
+ * once (out of line, naming the caller).
  */
 static __always_inline void __cmstat_account(const struct cmstat_heap *heap,
 					     gfp_t gfp, unsigned int count_idx,
 					     unsigned int requested_idx,
 					     size_t size)
 {
-	if (__cmstat_in_task()) {
-		/* PREEMPT_RT's softirqs run in tasks, preemptible. */
-		if (IS_ENABLED(CONFIG_PREEMPT_RT) &&
-		    unlikely(gfpflags_allow_blocking(gfp) &&
-			     in_serving_softirq()))
-			__cmstat_gfp_blocking_in_irq(_THIS_IP_);
-		__cmstat_account_in(heap, true, count_idx,
-				    requested_idx, size);
-		return;
-	}
-	if (unlikely(gfpflags_allow_blocking(gfp)))
+	struct cmstat_section sec;
+	u64 __percpu *slot;
+
+	if (unlikely(__cmstat_gfp_misplaced(gfp)))
 		__cmstat_gfp_blocking_in_irq(_THIS_IP_);
-	__cmstat_account_in(heap, false, count_idx,
-			    requested_idx, size);
+	__cmstat_section_open(&sec, &cmstat_heap_group);
+	slot = __cmstat_slot(&sec, heap->slots);
+	cmstat_section_add(slot, count_idx, 1);
+	cmstat_section_add(slot, requested_idx, size);
+	cmstat_section_end(&sec);
 }
 
 /*

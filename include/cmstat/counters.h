@@ -33,7 +33,6 @@
 #ifndef _CMSTAT_COUNTERS_H
 #define _CMSTAT_COUNTERS_H
 
-#include <linux/bitops.h>
 #include <linux/jump_label.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
@@ -42,50 +41,44 @@
 #include <linux/types.h>
 
 /*
- * Which sequence counter a section uses: the highest bit set in the
- * fields of preempt_count() that tell the contexts apart, as they stand
- * once the section has disabled preemption.  Three instructions (a load,
- * an AND and a bit scan), against eleven for interrupt_context_level():
+ * Which sequence counter a section uses: its preemption depth, the
+ * preemption count once the section itself has disabled preemption
+ * (preempt_count() & PREEMPT_MASK, 1 to 255).
  *
- *	task (preemption count 1 to 255)	  0 to 7	%CMSTAT_SEQ_TASK..
- *	serving a softirq			  8		%CMSTAT_SEQ_SOFTIRQ
- *	hardirq					 16		%CMSTAT_SEQ_HARDIRQ
- *	NMI					 20		%CMSTAT_SEQ_NMI
+ * The sections open on one CPU at any instant form a stack: each began
+ * inside the one below it, in the same context (a client's section with
+ * cmstat_alloc() inside it, or another section under a spinlock) or in an
+ * interrupt, softirq or NMI that came while it was open.  Each holds the
+ * preemption count it raised until it ends, and entering an interrupt
+ * never lowers that count: so every open section is deeper than the ones
+ * below it, and no two share a counter, whatever their contexts and
+ * however deep they nest.  The outermost, the lowest counter, is the
+ * last of them to end: that is the one a reader waits for
+ * (cmstat_sample_seq()).  One instruction on x86-64, a byte load of the
+ * preemption count.
  *
- * Sections that can be open on one CPU at once get different counters:
- * a section can be interrupted by one in a higher context, never by one
- * in its own (tasks cannot preempt a section, softirqs do not nest,
- * hardirq handlers run with interrupts off, NMIs do not nest), and the
- * ranges do not overlap.  A task section's own preempt_disable() makes
- * the preemption count, and so the scanned value, non-zero; the
- * bottom-half disable count is left out, so that a softirq run by
- * local_bh_enable() inside a task section cannot land on the same
- * counter.  Hardirq handlers run with interrupts off, so a hardirq
- * section sees a hardirq count of 1 (16), and an NMI section an NMI count
- * of 1 whatever it interrupted (20); the array has room for every value
- * of the fields, up to 23.  On PREEMPT_RT softirqs run in threads and
- * count as task context.  Without CONFIG_PREEMPT_COUNT preempt_disable()
- * does not count, and one more OR puts task sections on %CMSTAT_SEQ_TASK.
+ * Without CONFIG_PREEMPT_COUNT preempt_disable() counts nothing, and the
+ * section keeps its depth itself, in &struct cmstat_cpu_seq.depth.
  */
-#define CMSTAT_SEQ_TASK		0
-#define CMSTAT_SEQ_SOFTIRQ	SOFTIRQ_SHIFT
-#define CMSTAT_SEQ_HARDIRQ	HARDIRQ_SHIFT
-#define CMSTAT_SEQ_NMI		NMI_SHIFT
-#define CMSTAT_NR_SEQ		(NMI_SHIFT + NMI_BITS)
-#define __CMSTAT_SEQ_BITS	(NMI_MASK | HARDIRQ_MASK | SOFTIRQ_OFFSET | \
-				 PREEMPT_MASK)
+#define CMSTAT_NR_SEQ		(PREEMPT_MASK + 1)
 
 /**
  * struct cmstat_cpu_seq - per-CPU section sequence counters
- * @seq: indexed as above; odd while a section that uses it is open on
- *	this CPU (or was left open by a client, until the next section on
- *	that counter ends or a reader closes it).
+ * @seq: indexed by preemption depth, as above; odd while a section of
+ *	that depth is open on this CPU (or was left open by a client, until
+ *	the next section of that depth ends or a reader closes it).
+ * @depth: the sections open on this CPU, without CONFIG_PREEMPT_COUNT
+ *	only.
  *
- * Shared by every counter set and group: a CPU in a given context is in at
+ * Shared by every counter set and group: a CPU at a given depth is in at
  * most one section at a time, whichever sets that section writes to.
+ * 32-bit counters: a reader only ever asks whether one has moved, and
+ * one that moved 2^32 times while it looked away still looks open to it,
+ * until the next section of that depth ends.
  */
 struct cmstat_cpu_seq {
-	unsigned long seq[CMSTAT_NR_SEQ];
+	u32 seq[CMSTAT_NR_SEQ];
+	unsigned int depth;
 };
 
 /*
@@ -178,7 +171,8 @@ DECLARE_STATIC_KEY_TRUE(cmstat_accounting);
 
 /**
  * struct cmstat_section - an open writer section
- * @seq: the index of the sequence counter the section made odd.
+ * @seq: the index of the sequence counter the section made odd, its
+ *	preemption depth.
  * @slot_off: the group's slot offset when the section began: every add of
  *	the section goes to that generation.
  */
@@ -196,17 +190,17 @@ struct cmstat_section {
 #define __cmstat_seq_index(seq)	(seq)
 #endif
 
-/*
- * The sequence counter for a section opened here, with preemption
- * disabled: see %CMSTAT_SEQ_TASK.
- */
+/* The sequence counter for a section opened here: see %CMSTAT_NR_SEQ. */
 static __always_inline unsigned long __cmstat_seq_here(void)
 {
-	unsigned long bits = preempt_count() & __CMSTAT_SEQ_BITS;
-
-	if (!IS_ENABLED(CONFIG_PREEMPT_COUNT))
-		bits |= BIT(CMSTAT_SEQ_TASK);
-	return __fls(bits);
+	if (IS_ENABLED(CONFIG_PREEMPT_COUNT))
+		return preempt_count() & PREEMPT_MASK;
+	/*
+	 * Interrupts nest, and leave the depth as they found it: an
+	 * interrupt between this add and its use opens its own section one
+	 * deeper, and is gone before this one goes on.
+	 */
+	return this_cpu_inc_return(cmstat_cpu_seq.depth) & PREEMPT_MASK;
 }
 
 /*
@@ -244,18 +238,15 @@ cmstat_counters_group(const struct cmstat_counters *set)
  * __cmstat_section_open() - open a section
  * @sec: section state
  * @group: the group of every set the section writes to
- * @task: the caller knows it runs in task context
  *
  * For cmstat_section_begin() and cmstat_section_begin_task(), and for
  * callers that test cmstat_accounting themselves.
  */
 static __always_inline void __cmstat_section_open(struct cmstat_section *sec,
-						  const struct cmstat_group *group,
-						  bool task)
+						  const struct cmstat_group *group)
 {
 	preempt_disable();
-	sec->seq = __cmstat_seq_index(task ? CMSTAT_SEQ_TASK :
-					     __cmstat_seq_here());
+	sec->seq = __cmstat_seq_index(__cmstat_seq_here());
 	/*
 	 * Odd: a section is open.  The bit is set, not the counter
 	 * incremented: a client that returned or slept without
@@ -293,12 +284,16 @@ static __always_inline void __cmstat_section_open(struct cmstat_section *sec,
  * @sec: section state, kept by the caller until cmstat_section_end()
  * @group: the group of every set the section writes to
  *
- * Disables preemption and marks this CPU's sequence counter for the current
- * context odd.  Never blocks or waits; usable from any context, including
- * hardirq and NMI.  A section may write to several counter sets of @group.
- * It must be closed before the caller returns or sleeps: readers wait for
- * it (one left open is reported after the module parameter
- * section_timeout, and closed by a reader once its CPU is outside it).
+ * Disables preemption and marks this CPU's sequence counter for the
+ * section's depth odd.  Never blocks or waits; usable from any context,
+ * including hardirq and NMI.  A section may write to several counter sets
+ * of @group.  Sections nest, at any depth: one may be opened inside
+ * another, of any group, in the same context (under a spinlock, say, or
+ * through cmstat's allocator) or from an interrupt; each is wholly in or
+ * out of every snapshot.  It must be closed before the caller returns or
+ * sleeps: readers wait for it (one left open is reported after the module
+ * parameter section_timeout, and closed by a reader once its CPU is
+ * outside it).
  *
  * Return: true if the section is open and must be closed with
  * cmstat_section_end(); false when accounting is switched off, or in NMI
@@ -313,7 +308,7 @@ static __always_inline bool cmstat_section_begin(struct cmstat_section *sec,
 		return false;
 	if (!CMSTAT_NMI_WRITERS && in_nmi())
 		return false;
-	__cmstat_section_open(sec, group, false);
+	__cmstat_section_open(sec, group);
 	return true;
 }
 
@@ -323,9 +318,9 @@ static __always_inline bool cmstat_section_begin(struct cmstat_section *sec,
  * @group: the group of every set the section writes to
  *
  * As cmstat_section_begin(), for callers that know they run in task
- * context (they may sleep, say), without the cost of finding the context.
- * Called from interrupt context, it would let an interrupted task section
- * look closed to readers.
+ * context (they may sleep, say), without the test for NMI context.  Every
+ * section finds its sequence counter the same way, by its depth, so
+ * called from an interrupt it is still correct.
  *
  * Return: as cmstat_section_begin().
  */
@@ -335,7 +330,7 @@ cmstat_section_begin_task(struct cmstat_section *sec,
 {
 	if (!static_branch_likely(&cmstat_accounting))
 		return false;
-	__cmstat_section_open(sec, group, true);
+	__cmstat_section_open(sec, group);
 	return true;
 }
 
@@ -405,6 +400,8 @@ static __always_inline void cmstat_section_end(struct cmstat_section *sec)
 	 */
 	smp_wmb();
 	this_cpu_inc(cmstat_cpu_seq.seq[sec->seq]);
+	if (!IS_ENABLED(CONFIG_PREEMPT_COUNT))
+		this_cpu_dec(cmstat_cpu_seq.depth);
 	preempt_enable();
 }
 

@@ -308,14 +308,14 @@ static void softirq_fn(struct tasklet_struct *t)
 	softirq_ran = true;
 }
 
-static unsigned long this_cpu_seq(unsigned int idx)
+static u32 this_cpu_seq(unsigned long idx)
 {
 	return this_cpu_read(cmstat_cpu_seq.seq[idx]);
 }
 
 static int softirq_show(struct seq_file *m, void *unused)
 {
-	unsigned long task_before, task_after, soft_before, soft_after;
+	u32 task_before, task_after, soft_before, soft_after;
 	struct cmstat_counters *set = cmstat_counters_alloc(NULL, 1);
 	struct cmstat_section sec;
 	bool nested;
@@ -331,15 +331,18 @@ static int softirq_show(struct seq_file *m, void *unused)
 		seq_puts(m, "accounting off: no section\n");
 		return 0;
 	}
-	/* Preemption is off: all of this runs on one CPU. */
-	task_before = this_cpu_seq(CMSTAT_SEQ_TASK);
-	soft_before = this_cpu_seq(CMSTAT_SEQ_SOFTIRQ);
+	/*
+	 * Preemption is off: all of this runs on one CPU.  The tasklet's
+	 * section is one deeper than ours.
+	 */
+	task_before = this_cpu_seq(sec.seq);
+	soft_before = this_cpu_seq(sec.seq + 1);
 	local_bh_disable();
 	tasklet_schedule(&softirq_tasklet);
 	local_bh_enable();	/* runs the tasklet, in serving-softirq context */
 	nested = softirq_ran;
-	task_after = this_cpu_seq(CMSTAT_SEQ_TASK);
-	soft_after = this_cpu_seq(CMSTAT_SEQ_SOFTIRQ);
+	task_after = this_cpu_seq(sec.seq);
+	soft_after = this_cpu_seq(sec.seq + 1);
 	cmstat_section_add(cmstat_section_slot(&sec, set), 0, 1);
 	cmstat_section_end(&sec);
 	tasklet_kill(&softirq_tasklet);	/* had it not run nested */
@@ -347,7 +350,7 @@ static int softirq_show(struct seq_file *m, void *unused)
 	seq_printf(m, "tasklet ran nested in the task section: %s, in softirq context: %s, allocated: %s\n",
 		   str_yes_no(nested), str_yes_no(softirq_in_softirq),
 		   str_yes_no(softirq_obj));
-	seq_printf(m, "task sequence counter moved by %lu, softirq sequence counter by %lu\n",
+	seq_printf(m, "task sequence counter moved by %u, softirq sequence counter by %u\n",
 		   task_after - task_before, soft_after - soft_before);
 	mutex_unlock(&client_lock);
 	cmstat_counters_free(set);

@@ -40,7 +40,7 @@ read_ends() {
 echo "leak 1" > $d/misuse || exit 1
 cat $c/stats > /tmp/leak.out &
 read_ends "leak on CPU 1, CPU idle" $!
-dmesg | grep -q 'CPU 1: closed a task-context writer section left open' ||
+dmesg | grep -q 'CPU 1: closed a writer section left open at preemption depth 1' ||
 	{ echo "no report of the section closed on CPU 1"; fail=1; }
 
 echo "leak 0" > $d/misuse || fail=1

@@ -1,0 +1,261 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cmstat_nest_test: writer sections nested in sections of their own
+ * context, as a client module nests them, on every kernel (the stock ones
+ * have no KUnit).  Each case is a writer thread on the first CPU whose
+ * sections move an amount from counter B to counter A of a set, so that
+ * A + B is 0 in every consistent snapshot, with something nested inside
+ * each section between its two adds:
+ *
+ *	alloc_in_section	cmstat_alloc() and cmstat_free() (depth 2)
+ *	depths_2_and_3		a section of its own, the outer one opened
+ *				under a raw spinlock (depth 2), the inner
+ *				right inside it (depth 3), with an
+ *				allocation and a free inside that
+ *	large_free_under_lock	a large cmstat_free() in a section under a
+ *				raw spinlock
+ *
+ * while this module's init, on the last CPU, takes NEST_SNAPSHOTS
+ * snapshots and checks each.  Then the writer stops, and the totals must
+ * equal what it moved, and no sequence counter of any CPU may be left
+ * odd.  The same unsynchronised sum as the control: it must see torn
+ * sums, or the case could not see them either.
+ *
+ * Prints KTAP, one result per case; the load fails (-EINVAL) if any case
+ * failed, so that insmod's status is the verdict
+ * (scripts/guest/checks/client-nesting.sh).
+ */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/delay.h>
+#include <linux/kthread.h>
+#include <linux/module.h>
+#include <linux/spinlock.h>
+
+#include <cmstat/alloc.h>
+#include <cmstat/counters.h>
+
+#define NEST_SNAPSHOTS	300
+#define NEST_LARGE	(3 * PAGE_SIZE)
+/* Between a section's two adds, around what is nested: a reader's window. */
+#define NEST_LINGER_US	5
+
+enum { CTR_A, CTR_B, NR_NEST_COUNTERS };
+
+struct nest_case {
+	const char *name;
+	void (*update)(struct nest_case *c, u64 k);
+	struct cmstat_counters *set;
+	struct cmstat_heap *heap;
+	raw_spinlock_t lock;
+	void *large;		/* allocated for large_free_under_lock */
+	u64 moved;		/* what the writer moved, its own tally */
+	bool stop;
+};
+
+static void nest_add(struct cmstat_section *sec, struct nest_case *c,
+		     unsigned int idx, s64 delta)
+{
+	cmstat_section_add(cmstat_section_slot(sec, c->set), idx, delta);
+}
+
+/*
+ * One section moving @k from B to A, with @inner run between the adds.
+ * Return: whether it was opened.
+ */
+static bool nest_section(struct nest_case *c, u64 k,
+			 void (*inner)(struct nest_case *c))
+{
+	struct cmstat_section sec;
+
+	if (!cmstat_section_begin(&sec, cmstat_counters_group(c->set)))
+		return false;
+	nest_add(&sec, c, CTR_A, k);
+	udelay(NEST_LINGER_US);
+	inner(c);
+	udelay(NEST_LINGER_US);
+	nest_add(&sec, c, CTR_B, -k);
+	cmstat_section_end(&sec);
+	return true;
+}
+
+static void nest_alloc_free(struct nest_case *c)
+{
+	void *obj = cmstat_alloc(c->heap, 64, GFP_ATOMIC);
+
+	/* Refused where PREEMPT_RT's allocator cannot run: still a section. */
+	if (obj)
+		cmstat_free(c->heap, obj, 64);
+}
+
+static void alloc_in_section(struct nest_case *c, u64 k)
+{
+	if (nest_section(c, k, nest_alloc_free))
+		c->moved += k;
+}
+
+static void nest_inner_section(struct nest_case *c)
+{
+	if (nest_section(c, 1, nest_alloc_free))
+		c->moved += 1;
+}
+
+static void depths_2_and_3(struct nest_case *c, u64 k)
+{
+	raw_spin_lock(&c->lock);
+	if (nest_section(c, k, nest_inner_section))
+		c->moved += k;
+	raw_spin_unlock(&c->lock);
+}
+
+static void nest_large_free(struct nest_case *c)
+{
+	cmstat_free(c->heap, c->large, NEST_LARGE);
+	c->large = NULL;
+}
+
+static void large_free_under_lock(struct nest_case *c, u64 k)
+{
+	c->large = cmstat_alloc(c->heap, NEST_LARGE, GFP_KERNEL);
+	if (!c->large)
+		return;
+	raw_spin_lock(&c->lock);
+	if (nest_section(c, k, nest_large_free))
+		c->moved += k;
+	raw_spin_unlock(&c->lock);
+	/* Accounting off: the section did not run, and the object is ours. */
+	if (c->large)
+		cmstat_free(c->heap, c->large, NEST_LARGE);
+}
+
+static int nest_writer(void *arg)
+{
+	struct nest_case *c = arg;
+	unsigned long n = 0;
+
+	/* Pairs with WRITE_ONCE() in nest_run(): when to stop, nothing else. */
+	while (!READ_ONCE(c->stop)) {
+		c->update(c, n % 7 + 1);
+		if (++n % 64 == 0)
+			cond_resched();
+	}
+	while (!kthread_should_stop())
+		schedule_timeout_interruptible(1);
+	return 0;
+}
+
+/* Whether every sequence counter of every CPU is even: no section open. */
+static bool nest_counters_at_rest(void)
+{
+	unsigned int cpu, idx;
+
+	for_each_possible_cpu(cpu)
+		for (idx = 0; idx < CMSTAT_NR_SEQ; idx++)
+			if (READ_ONCE(per_cpu(cmstat_cpu_seq, cpu).seq[idx]) & 1)
+				return false;
+	return true;
+}
+
+/*
+ * Sections of other modules (the kernel's own allocations through cmstat,
+ * if any) may be open at any instant: look a few times, by count.
+ */
+static bool nest_at_rest(void)
+{
+	int i;
+
+	for (i = 0; i < 100; i++) {
+		if (nest_counters_at_rest())
+			return true;
+		msleep(1);
+	}
+	return false;
+}
+
+/* Run one case; print its KTAP result.  Return: whether it passed. */
+static bool nest_run(struct nest_case *c, unsigned int nr)
+{
+	unsigned long snapshots = 0, torn = 0, control_torn = 0;
+	u64 t[NR_NEST_COUNTERS];
+	struct task_struct *w;
+	bool exact, rest, ok;
+
+	c->set = cmstat_counters_alloc(NULL, NR_NEST_COUNTERS);
+	if (IS_ERR(c->set)) {
+		pr_info("not ok %u %s # cmstat_counters_alloc: %pe\n", nr,
+			c->name, c->set);
+		return false;
+	}
+	raw_spin_lock_init(&c->lock);
+	w = kthread_create(nest_writer, c, "cmstat_nest/%u", nr);
+	if (IS_ERR(w)) {
+		cmstat_counters_free(c->set);
+		pr_info("not ok %u %s # kthread_create: %pe\n", nr, c->name, w);
+		return false;
+	}
+	kthread_bind(w, cpumask_first(cpu_online_mask));
+	wake_up_process(w);
+	while (snapshots < NEST_SNAPSHOTS) {
+		if (cmstat_counters_read(c->set, t, NULL))
+			continue;
+		snapshots++;
+		torn += t[CTR_A] + t[CTR_B] != 0;
+		cmstat_counters_sum_racy(c->set, t);
+		control_torn += t[CTR_A] + t[CTR_B] != 0;
+		cond_resched();
+	}
+	WRITE_ONCE(c->stop, true);
+	kthread_stop(w);
+	rest = nest_at_rest();
+	exact = !cmstat_counters_read(c->set, t, NULL) &&
+		t[CTR_A] == c->moved && t[CTR_A] + t[CTR_B] == 0;
+	cmstat_counters_free(c->set);
+	ok = !torn && control_torn && exact && rest;
+	pr_info("    # %s: snapshots=%lu torn=%lu control_torn=%lu totals_exact=%d counters_at_rest=%d moved=%llu\n",
+		c->name, snapshots, torn, control_torn, exact, rest, c->moved);
+	pr_info("%sok %u %s\n", ok ? "" : "not ", nr, c->name);
+	return ok;
+}
+
+static struct nest_case nest_cases[] = {
+	{ .name = "alloc_in_section", .update = alloc_in_section },
+	{ .name = "depths_2_and_3", .update = depths_2_and_3 },
+	{ .name = "large_free_under_lock", .update = large_free_under_lock },
+};
+
+static int __init nest_init(void)
+{
+	struct cmstat_heap *heap;
+	unsigned int i, failed = 0;
+
+	pr_info("KTAP version 1\n");
+	pr_info("1..%zu\n", ARRAY_SIZE(nest_cases));
+	if (num_online_cpus() < 2 || !cmstat_accounting_enabled()) {
+		for (i = 0; i < ARRAY_SIZE(nest_cases); i++)
+			pr_info("ok %u %s # SKIP needs 2 CPUs and accounting\n",
+				i + 1, nest_cases[i].name);
+		return 0;
+	}
+	heap = cmstat_heap_create("nest_test");
+	if (IS_ERR(heap))
+		return PTR_ERR(heap);
+	/* The reader keeps to the last CPU, the writer to the first. */
+	set_cpus_allowed_ptr(current, cpumask_of(cpumask_last(cpu_online_mask)));
+	for (i = 0; i < ARRAY_SIZE(nest_cases); i++) {
+		nest_cases[i].heap = heap;
+		failed += !nest_run(&nest_cases[i], i + 1);
+	}
+	set_cpus_allowed_ptr(current, cpu_possible_mask);
+	cmstat_heap_destroy(heap);
+	return failed ? -EINVAL : 0;
+}
+
+static void __exit nest_exit(void)
+{
+}
+
+module_init(nest_init);
+module_exit(nest_exit);
+MODULE_DESCRIPTION("cmstat: writer sections nested as a client nests them");
+MODULE_LICENSE("GPL");
