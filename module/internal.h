@@ -238,6 +238,8 @@ struct cmstat_cut {
 /* heap.c: the heaps, and cuts of them */
 int cmstat_heap_add_cache(struct cmstat_heap *heap,
 			  struct cmstat_cache_priv *cp);
+int cmstat_heap_retire_cache(struct cmstat_heap *heap,
+			     struct cmstat_cache_priv *cp, s64 *live);
 void cmstat_heap_del_cache(struct cmstat_heap *heap,
 			   struct cmstat_cache_priv *cp);
 int __init cmstat_heaps_init(void);
