@@ -157,8 +157,7 @@ static bool cmstat_gfp_refused(struct cmstat_heap *heap, size_t size,
 {
 	gfp_t zones = gfp & __CMSTAT_GFP_ZONES;
 
-	if (likely(!zones) ||
-	    (zones == __GFP_DMA && size > CMSTAT_MAX_CLASS_SIZE))
+	if (likely(!cmstat_gfp_zone_refused(size, gfp)))
 		return false;
 	pr_warn_once("%pS: %zu bytes with %pGg refused: cmstat serves GFP_DMA above %u bytes only, and never GFP_DMA32 or __GFP_HIGHMEM\n",
 		     (void *)caller, size, &zones, CMSTAT_MAX_CLASS_SIZE);

@@ -13,6 +13,7 @@
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/delay.h>
 #include <linux/rcupdate.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -80,33 +81,45 @@ err_free:
 EXPORT_SYMBOL_GPL(cmstat_cache_create_args);
 
 /*
- * Move a destroyed cache's counts, @c of its heap, to the heap's retired
- * totals: in one section, so that no snapshot sees them in both places or
- * in neither.
+ * Before 6.12, kmem_cache_destroy() does not wait for the frees that
+ * kfree_rcu() still holds, and WARNs if it finds their objects in the
+ * cache (CMSTAT_DESTROY_WAITS_FOR_KFREE_RCU): wait for them here.  Our
+ * statistics showed the cache empty, so whatever the slab allocator
+ * still counts there (kmem_cache_shrink(), with CONFIG_SLUB_DEBUG) is a
+ * free that kfree_rcu() holds, in a batch it hands to RCU within a few
+ * seconds; rcu_barrier() then waits for its grace period.  Bounded by
+ * count, in case something else holds objects.  Without
+ * CONFIG_SLUB_DEBUG nothing tells, and one rcu_barrier() is all we do.
+ *
+ * Return: whether the cache may be destroyed.
  */
-static void cmstat_cache_retire(struct cmstat_cache *cc, const u64 *c)
+#define CMSTAT_RCU_DRAIN_TRIES	100
+static bool cmstat_cache_drain_rcu(struct kmem_cache *s)
 {
-	unsigned int frees_idx = cc->mallocs_idx + CMSTAT_HEAP_CACHES;
-	u64 mallocs = c[cc->mallocs_idx], frees = c[frees_idx];
-	struct cmstat_section sec;
-	u64 __percpu *slot;
+	unsigned int tries;
 
-	if (!cmstat_section_begin(&sec, &cmstat_heap_group))
-		return;
-	slot = __cmstat_slot(&sec, cc->heap->slots);
-	cmstat_section_add(slot, cc->mallocs_idx, -mallocs);
-	cmstat_section_add(slot, frees_idx, -frees);
-	cmstat_section_add(slot, CMSTAT_HC_RETIRED_CACHE_MALLOCS, mallocs);
-	cmstat_section_add(slot, CMSTAT_HC_RETIRED_CACHE_FREES, frees);
-	cmstat_section_end(&sec);
+	if (CMSTAT_DESTROY_WAITS_FOR_KFREE_RCU)
+		return true;
+	for (tries = 0; tries < CMSTAT_RCU_DRAIN_TRIES; tries++) {
+		rcu_barrier();
+		if (!IS_ENABLED(CONFIG_SLUB_DEBUG) || !kmem_cache_shrink(s))
+			return true;
+		msleep(100);
+	}
+	return false;
 }
 
 /**
  * cmstat_cache_destroy() - destroy a typed cache
  * @cc: the cache; NULL is a no-op
  *
- * kmem_cache_destroy(), which waits for the frees that kfree_rcu()
- * deferred where the kernel does (6.12 on).  A cache whose statistics
+ * kmem_cache_destroy(), once the frees that kfree_rcu() deferred are
+ * done: it waits for them itself from 6.12 on, and cmstat before (for up
+ * to 10 s; a cache the slab allocator still finds objects in then is left
+ * allocated, with a message, rather than destroyed with a warning).  The
+ * cache's counts go to its heap's retired totals, and its column to the
+ * next cache created, while no snapshot is taken (cmstat_heap_retire_cache()).
+ * A cache whose statistics
  * still show live objects is not destroyed: cmstat says so once, naming
  * it, and leaves it allocated, as kmem_cache_destroy() leaves a cache
  * that holds objects (without its warning).  It and its heap then stay,
@@ -116,36 +129,34 @@ static void cmstat_cache_retire(struct cmstat_cache *cc, const u64 *c)
 void cmstat_cache_destroy(struct cmstat_cache *cc)
 {
 	struct cmstat_cache_priv *cp;
-	u64 *c, epoch;
 	s64 live;
 	int err;
 
 	if (!cc)
 		return;
 	cp = cmstat_cache_priv(cc);
-	if (!cmstat_accounting_enabled())
-		goto destroy;
-	c = kmalloc_array(CMSTAT_HC_NR, sizeof(*c), GFP_KERNEL);
-	err = c ? cmstat_heap_counters(cc->heap, c, &epoch) : -ENOMEM;
-	live = err ? 0 : c[cc->mallocs_idx] -
-			 c[cc->mallocs_idx + CMSTAT_HEAP_CACHES];
-	if (err || live) {
-		if (err)
+	if (cmstat_accounting_enabled()) {
+		err = cmstat_read_refused(_RET_IP_) ?:
+		      cmstat_heap_retire_cache(cc->heap, cp, &live);
+		if (err == -EBUSY) {
+			pr_warn("typed cache %s of heap %s destroyed with %lld live objects; left allocated\n",
+				cp->name, cmstat_heap_name(cc->heap), live);
+			return;
+		}
+		if (err) {
 			pr_warn("typed cache %s of heap %s: destroyed, its statistics unread (%pe); left allocated\n",
 				cp->name, cmstat_heap_name(cc->heap),
 				ERR_PTR(err));
-		else
-			pr_warn("typed cache %s of heap %s destroyed with %lld live objects; left allocated\n",
-				cp->name, cmstat_heap_name(cc->heap), live);
-		kfree(c);
-		return;
+			return;
+		}
 	}
-	cmstat_cache_retire(cc, c);
-	kfree(c);
-destroy:
 	cmstat_owner_del_cache(cp);
 	cmstat_free_later_flush();	/* objects whose free was handed on */
-	kmem_cache_destroy(cc->slab);
+	if (cmstat_cache_drain_rcu(cc->slab))
+		kmem_cache_destroy(cc->slab);
+	else
+		pr_warn("typed cache %s of heap %s destroyed, but the slab allocator still counts objects in it; left allocated\n",
+			cp->name, cmstat_heap_name(cc->heap));
 	cmstat_heap_del_cache(cc->heap, cp);
 	/* cmstat_owner_of() may still be looking at it. */
 	kfree_rcu(cp, rcu);

@@ -225,8 +225,9 @@ static void cmstat_cut_add(struct cmstat_cut *cut,
  * @heap: the heap
  * @cp: the cache, its slab cache made
  *
- * Sets @cp's column.  The column starts at 0: a destroyed cache's counts
- * were moved out of it (cache.c).
+ * Sets @cp's column.  The column starts at 0 in every snapshot that can
+ * see @cp: a destroyed cache's counts were moved out of it before it was
+ * freed (cmstat_heap_retire_cache()).
  *
  * Return: 0, or -ENOSPC when @heap has %CMSTAT_HEAP_CACHES typed caches
  * (said once, naming the heap and the cache).
@@ -261,22 +262,112 @@ int cmstat_heap_add_cache(struct cmstat_heap *heap,
 	return -ENOSPC;
 }
 
-/* Free a destroyed typed cache's column; its counts were moved out. */
+/*
+ * Move a typed cache's counts, @c of its heap, to the heap's retired
+ * totals: in one section, so that no snapshot sees them in both places or
+ * in neither.
+ */
+static void cmstat_cache_retire(struct cmstat_cache *cc, const u64 *c)
+{
+	unsigned int frees_idx = cc->mallocs_idx + CMSTAT_HEAP_CACHES;
+	u64 mallocs = c[cc->mallocs_idx], frees = c[frees_idx];
+	struct cmstat_section sec;
+	u64 __percpu *slot;
+
+	if (!cmstat_section_begin(&sec, &cmstat_heap_group))
+		return;
+	slot = __cmstat_slot(&sec, cc->heap->slots);
+	cmstat_section_add(slot, cc->mallocs_idx, -mallocs);
+	cmstat_section_add(slot, frees_idx, -frees);
+	cmstat_section_add(slot, CMSTAT_HC_RETIRED_CACHE_MALLOCS, mallocs);
+	cmstat_section_add(slot, CMSTAT_HC_RETIRED_CACHE_FREES, frees);
+	cmstat_section_end(&sec);
+}
+
+/**
+ * cmstat_heap_retire_cache() - take an empty typed cache's column back
+ * @heap: its heap
+ * @cp: the cache
+ * @live: set to the live objects its statistics show, on -EBUSY
+ *
+ * For cmstat_cache_destroy(), with accounting on.  One snapshot of the
+ * heaps; if it shows @cp empty, one section moves @cp's counts to the
+ * heap's retired totals and the column is freed for the next cache, and
+ * @cp's sysfs directory goes.
+ *
+ * A cut names a column's cache after its snapshot (cmstat_cut_take()), so
+ * a column must never change hands between the two: the new cache would
+ * get the old one's counts (a cumulative counter that later goes down),
+ * or the old one's counts, not yet retired in that snapshot, would lose
+ * their row.  Hence the snapshot, the retiring section and the column's
+ * release all happen under the group's reader lock, which a cut holds
+ * from its snapshot to the copy of the names: a cut finished before has
+ * neither; one begun after has both, the section having ended before its
+ * snapshot began.  A column gains a cache whenever one is created, with
+ * counts that start at 0 in every snapshot after its release: so
+ * whatever counts a cut finds in a column are those of the cache it names
+ * there, as the orphans' numbering ensures for heaps.
+ *
+ * Return: 0; -EBUSY if @cp holds objects; -EINTR (killed) or -ENOMEM,
+ * with nothing changed.
+ */
+int cmstat_heap_retire_cache(struct cmstat_heap *heap,
+			     struct cmstat_cache_priv *cp, s64 *live)
+{
+	struct cmstat_heap_priv *hp = cmstat_heap_priv(heap);
+	unsigned int idx = cp->cc.mallocs_idx;
+	struct cmstat_sysfs_cache *sc = NULL;
+	u64 *c;
+	int err;
+
+	c = kmalloc_array(CMSTAT_HC_NR, sizeof(*c), GFP_KERNEL);
+	if (!c)
+		return -ENOMEM;
+	err = cmstat_group_snapshot(&cmstat_heap_group);
+	if (err)
+		goto out;
+	cmstat_counters_totals(hp->stats, c);
+	*live = c[idx] - c[idx + CMSTAT_HEAP_CACHES];
+	if (*live) {
+		err = -EBUSY;
+	} else {
+		cmstat_cache_retire(&cp->cc, c);
+		mutex_lock(&cmstat_heaps_lock);
+		hp->caches[idx - CMSTAT_HC_CACHE_MALLOCS] = NULL;
+		sc = cp->sysfs;
+		cp->sysfs = NULL;
+		mutex_unlock(&cmstat_heaps_lock);
+	}
+	cmstat_group_snapshot_done(&cmstat_heap_group);
+	/* Not under the locks: removal waits for the value files' reads. */
+	cmstat_sysfs_remove_cache(sc);
+out:
+	kfree(c);
+	return err;
+}
+
+/*
+ * A destroyed typed cache lets go of its heap, and of its column if
+ * cmstat_heap_retire_cache() did not (accounting=0).
+ */
 void cmstat_heap_del_cache(struct cmstat_heap *heap,
 			   struct cmstat_cache_priv *cp)
 {
 	struct cmstat_heap_priv *hp = cmstat_heap_priv(heap);
+	unsigned int col = cp->cc.mallocs_idx - CMSTAT_HC_CACHE_MALLOCS;
 	struct cmstat_sysfs_cache *sc;
 
 	mutex_lock(&cmstat_heaps_lock);
-	hp->caches[cp->cc.mallocs_idx - CMSTAT_HC_CACHE_MALLOCS] = NULL;
+	/* Retired, the column may be another cache's already. */
+	if (hp->caches[col] == cp)
+		hp->caches[col] = NULL;
 	hp->nr_caches--;
 	/* An orphan waiting for its last cache: the next cut releases it. */
 	if (!hp->nr_caches && test_bit(CMSTAT_HEAP_DESTROYED, &hp->flags)) {
 		hp->changed = ++cmstat_orphan_changes;
 		cmstat_reap_soon();
 	}
-	/* Gone already if the heap was destroyed first. */
+	/* Gone already if the heap, or the column, went first. */
 	sc = cp->sysfs;
 	cp->sysfs = NULL;
 	mutex_unlock(&cmstat_heaps_lock);
@@ -355,7 +446,10 @@ static void cmstat_cut_review(struct cmstat_cut *cut, u64 settled,
  *
  * One snapshot of cmstat_heap_group: a row per live heap, then per orphan,
  * then the destroyed heaps' totals, which always sum to the all-heaps
- * figures.  Orphans found empty are released.  Process context; sleeps,
+ * figures.  Orphans found empty are released.  The typed caches are named
+ * after the snapshot, which is right because no column loses its cache
+ * while we hold the group's reader lock (cmstat_heap_retire_cache()).
+ * Process context; sleeps,
  * killably, holding only the group's reader lock while it waits for
  * writer sections: heaps come and go meanwhile.
  *

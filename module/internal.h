@@ -42,6 +42,18 @@ void *cmstat_alloc_from(struct cmstat_heap *heap, size_t size, gfp_t gfp,
 void *cmstat_large_done(struct cmstat_heap *heap, void *obj, size_t size,
 			bool vmalloc, gfp_t gfp, unsigned int how);
 
+/*
+ * Whether cmstat_alloc_from() refuses @gfp for @size: any zone modifier
+ * but GFP_DMA above the largest class, which the page allocator honours
+ * (see __CMSTAT_GFP_ZONES in include/cmstat/alloc.h).
+ */
+static inline bool cmstat_gfp_zone_refused(size_t size, gfp_t gfp)
+{
+	gfp_t zones = gfp & __CMSTAT_GFP_ZONES;
+
+	return zones && (zones != __GFP_DMA || size <= CMSTAT_MAX_CLASS_SIZE);
+}
+
 struct cmstat_sysfs_cache;
 
 /**
@@ -226,6 +238,8 @@ struct cmstat_cut {
 /* heap.c: the heaps, and cuts of them */
 int cmstat_heap_add_cache(struct cmstat_heap *heap,
 			  struct cmstat_cache_priv *cp);
+int cmstat_heap_retire_cache(struct cmstat_heap *heap,
+			     struct cmstat_cache_priv *cp, s64 *live);
 void cmstat_heap_del_cache(struct cmstat_heap *heap,
 			   struct cmstat_cache_priv *cp);
 int __init cmstat_heaps_init(void);

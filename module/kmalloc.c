@@ -186,24 +186,37 @@ void *cmstat_kmalloc_node(struct cmstat_heap *heap, size_t size, gfp_t gfp,
 }
 EXPORT_SYMBOL_GPL(cmstat_kmalloc_node);
 
-/* cmstat_kvmalloc_node() for @caller. */
+/*
+ * cmstat_kvmalloc_node() for @caller, as the kernel's kvmalloc_node()
+ * (mm/util.c): vmalloc() only beyond a page, and only for a @gfp that may
+ * sleep, as vmalloc() may; else what cmstat_kmalloc() gives is all there
+ * is.  Every path counts what happened, once: an allocation that the
+ * fallback follows counts no failure of its own.  A zone modifier that
+ * cmstat's caches refuse (GFP_DMA32, __GFP_HIGHMEM) goes straight to
+ * vmalloc(), which honours it, where the fallback is taken.
+ */
 static void *cmstat_kvalloc_from(struct cmstat_heap *heap, size_t size,
 				 gfp_t gfp, int node, unsigned long caller)
 {
+	bool fallback = size > PAGE_SIZE && gfpflags_allow_blocking(gfp) &&
+			!__cmstat_atomic_rt();
 	gfp_t first = gfp;
 	void *obj;
 
 	if (size > PAGE_SIZE)
 		first = (gfp | __GFP_NOWARN | __GFP_NORETRY) & ~__GFP_NOFAIL;
-	if (size <= CMSTAT_ALLOC_MAX) {
+	if (size <= CMSTAT_ALLOC_MAX &&
+	    !(fallback && cmstat_gfp_zone_refused(size, gfp))) {
 		obj = cmstat_alloc_from(heap, size, first, node,
-					CMSTAT_AF_UNSIZED | CMSTAT_AF_QUIET,
+					CMSTAT_AF_UNSIZED |
+					(fallback ? CMSTAT_AF_QUIET : 0),
 					caller);
-		if (obj || size <= PAGE_SIZE || !gfpflags_allow_blocking(gfp)) {
-			if (!obj)
-				__cmstat_alloc_failed(heap);
+		if (obj || !fallback)
 			return obj;
-		}
+	} else if (!fallback) {
+		/* Beyond kmalloc(), and vmalloc() may sleep. */
+		__cmstat_alloc_failed(heap);
+		return NULL;
 	}
 	obj = size <= INT_MAX ? __vmalloc(size, gfp) : NULL;
 	return cmstat_large_done(heap, obj, size, true, gfp, 0);
@@ -213,15 +226,20 @@ static void *cmstat_kvalloc_from(struct cmstat_heap *heap, size_t size,
  * cmstat_kvmalloc_node() - cmstat_kvmalloc() on a NUMA node
  * @heap: heap to account the allocation in
  * @size: bytes wanted
- * @gfp: GFP_KERNEL or a superset, for vmalloc()
+ * @gfp: allocation flags; vmalloc() serves only a @gfp that may sleep
+ *	(GFP_KERNEL or a superset)
  * @node: the node for cmstat_kmalloc_node(), or NUMA_NO_NODE; vmalloc()
  *	takes pages from any
  *
  * As kvmalloc_node(): beyond a page, the first try neither retries nor
- * warns, and its failure is not counted, as vmalloc() follows.  The
- * vmalloc()ed memory counts as a large allocation holding whole pages.
+ * warns, and its failure is not counted, as vmalloc() follows.  A @gfp
+ * that may not sleep gets no vmalloc(): NULL when cmstat_kmalloc() fails
+ * or @size is beyond %CMSTAT_ALLOC_MAX.  GFP_DMA32 and __GFP_HIGHMEM,
+ * which cmstat_kmalloc() refuses, go to vmalloc() at once beyond a page.
+ * The vmalloc()ed memory counts as a large allocation holding whole
+ * pages.
  *
- * Return: the memory, or NULL (counted in failed_allocs).
+ * Return: the memory, or NULL (counted in failed_allocs, once).
  */
 void *cmstat_kvmalloc_node(struct cmstat_heap *heap, size_t size, gfp_t gfp,
 			   int node)

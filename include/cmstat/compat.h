@@ -18,14 +18,42 @@
  * A cache that the slab allocator never merges with another, nor another
  * into: cmstat tells its objects from others' by the cache their slab
  * records (cmstat_slab_cache_of()), which a merged cache shares with
- * another owner's objects.  SLAB_NO_MERGE came in 6.5; before it, a typed
- * cache with no constructor and no usercopy region may be merged (unless
- * the kernel runs with slub_nomerge), as Documentation/allocator.rst says.
+ * another owner's objects.  Merged, a typed cache's frees would count in
+ * another cache's column or heap, live counts would go negative, and its
+ * destroy would be refused for good.
+ *
+ * SLAB_NO_MERGE came in 6.5.  Before it, any flag of SLAB_NEVER_MERGE
+ * (mm/slab_common.c) does the same, as find_mergeable() and
+ * slab_unmergeable() test them: the cheapest that changes nothing else.
+ * SLAB_NOLEAKTRACE only keeps kmemleak from tracking the objects, which
+ * without CONFIG_DEBUG_KMEMLEAK (Debian's 6.1) is nothing at all.  With
+ * kmemleak, SLAB_FAILSLAB if the kernel has it: it costs nothing either,
+ * and only makes the cache one that failslab's cache-filter may fail.
+ * Else SLAB_NOLEAKTRACE all the same: kmemleak then neither reports the
+ * objects as leaks nor scans them for pointers (a false report, at worst,
+ * of memory only they point to), which is better than merging.  A
+ * constructor would do too, but turns init_on_alloc's zeroing off, and
+ * the debug flags take SLUB's slow path on every allocation.
  */
-#ifdef SLAB_NO_MERGE
+#if defined(SLAB_NO_MERGE)
 #define CMSTAT_SLAB_NO_MERGE	SLAB_NO_MERGE
+#elif defined(CONFIG_DEBUG_KMEMLEAK) && defined(CONFIG_FAILSLAB)
+#define CMSTAT_SLAB_NO_MERGE	SLAB_FAILSLAB
 #else
-#define CMSTAT_SLAB_NO_MERGE	0
+#define CMSTAT_SLAB_NO_MERGE	SLAB_NOLEAKTRACE
+#endif
+
+/*
+ * kmem_cache_destroy() waits for the frees that kfree_rcu() still holds
+ * from 6.12 on (kvfree_rcu_barrier()).  Before, it finds their objects
+ * still in the cache, WARNs ("Slab cache still has objects"), which
+ * panics a panic_on_warn host, and leaves the cache: there
+ * cmstat_cache_destroy() waits for them itself (module/cache.c).
+ */
+#if KERNEL_VERSION(6, 12, 0) <= LINUX_VERSION_CODE
+#define CMSTAT_DESTROY_WAITS_FOR_KFREE_RCU	true
+#else
+#define CMSTAT_DESTROY_WAITS_FOR_KFREE_RCU	false
 #endif
 
 /*

@@ -214,10 +214,13 @@ cmstat_kmemdup_array(struct cmstat_heap *heap, const void *src, size_t n,
  *	for sizes past it
  * @heap: heap to account the allocation in
  * @size: bytes wanted
- * @gfp: GFP_KERNEL or a superset: vmalloc() may sleep
+ * @gfp: allocation flags; only GFP_KERNEL or a superset gets vmalloc(),
+ *	which may sleep
  *
  * kvmalloc() for a heap: cmstat_kmalloc() first, vmalloc() when that
- * fails or @size is beyond %CMSTAT_ALLOC_MAX.  Free with cmstat_kvfree().
+ * fails or @size is beyond %CMSTAT_ALLOC_MAX, if @size is beyond a page
+ * and @gfp may sleep (else NULL, as kvmalloc()).  Free with
+ * cmstat_kvfree().
  *
  * Return: the memory, or NULL (counted in failed_allocs).
  */

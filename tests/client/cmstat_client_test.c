@@ -46,7 +46,20 @@
  *		cache "corphan_obj" of it, allocate an object from the
  *		cache, and destroy the heap first: an orphan that waits for
  *		its cache;
- *		"cache_orphan_free": free that object and destroy the cache.
+ *		"cache_orphan_free": free that object and destroy the cache;
+ *		"linger CPU": on CPU, open a writer section, sleep in it a
+ *		tenth of a second, close it, and again, until "unlinger":
+ *		every reader waits for one;
+ *		"recycle_alloc N": allocate and free N objects of the typed
+ *		cache of heap "client-recycle" (both made first if need
+ *		be), "recycle_a" of 136-byte objects or "recycle_b" of 152;
+ *		"recycle": destroy that cache and create the other, which
+ *		gets its column, allocating nothing from it;
+ *		"recycle_end": destroy the cache and the heap;
+ *		"merge_destroy": destroy the typed caches "merge" made;
+ *		"cache_rcu N": create the typed cache "client_rcu", allocate
+ *		N objects, cmstat_kfree_rcu() each and destroy the cache at
+ *		once.
  *	stats	read(): one snapshot of the heap "client", with the
  *		identities cmstat_heap_stats_valid() checks.
  *	softirq	read(): open a task section on this CPU, and inside it run
@@ -67,6 +80,18 @@
  *	realloc	read(): cmstat_realloc() in place, across classes, to and
  *		from large sizes, to 0 and from NULL; check the contents
  *		and that the statistics come back to where they were.
+ *	kvmalloc read(): cmstat_kvmalloc() beyond KMALLOC_MAX_SIZE with
+ *		a gfp that may not sleep (with preemption off, then on),
+ *		with GFP_DMA32 and __GFP_HIGHMEM beyond a page and within
+ *		one: served or refused as kvmalloc() would, and
+ *		failed_allocs moved once per refusal, never for a success.
+ *	merge	read(): create three typed caches of the heap "client" that
+ *		a kernel before 6.5 would merge, "client_merge_a" and
+ *		"client_merge_b" of 64-byte objects and "client_merge_k" of
+ *		96, as kmalloc-96; allocate an object from each and free it
+ *		with cmstat_kfree(); say whether their slab caches are
+ *		distinct and what each cache counted.  They stay until
+ *		"merge_destroy", for /sys/kernel/slab to be looked at.
  *
  * Only cmstat's exported API and headers are used, as by any client.
  */
@@ -131,6 +156,32 @@ static void *corphan_obj;
 static struct cmstat_counters *open_set;
 static struct task_struct *open_task;
 static DECLARE_COMPLETION(open_done);
+
+/* "linger": the set its thread writes, and the thread. */
+static struct cmstat_counters *linger_set;
+static struct task_struct *linger_task;
+
+/* "recycle": the heap, its one typed cache, and which of the two it is. */
+static struct cmstat_heap *recycle_heap;
+static struct cmstat_cache *recycle_cache;
+static unsigned int recycle_which;
+static const char * const recycle_names[] = { "recycle_a", "recycle_b" };
+static const unsigned int recycle_sizes[] = { 136, 152 };
+
+/* "merge": caches a kernel before 6.5 would merge, and kmalloc-96's. */
+#define NR_MERGE	3
+static struct cmstat_cache *merge_caches[NR_MERGE];
+static const char * const merge_names[NR_MERGE] = {
+	"client_merge_a", "client_merge_b", "client_merge_k"
+};
+
+static const unsigned int merge_sizes[NR_MERGE] = { 64, 64, 96 };
+
+/* "cache_rcu": an object freed with cmstat_kfree_rcu(). */
+struct client_rcu_obj {
+	struct rcu_head rcu;
+	u64 payload[4];
+};
 
 /* The set "leak" writes in the sections it leaves open; its thread's end. */
 static struct cmstat_counters *leak_set;
@@ -605,6 +656,133 @@ out:
 }
 DEFINE_SHOW_ATTRIBUTE(realloc);
 
+/* "kvmalloc": each step's verdict, and a count of those that went wrong. */
+static unsigned int kv_bad;
+
+/* One cmstat_kvmalloc(), checked: served or not, and failed_allocs. */
+static void kv_try(struct seq_file *m, const char *what, size_t size,
+		   gfp_t gfp, bool atomic, bool served)
+{
+	u64 failed = client_failed_allocs();
+	const char *zone = "";
+	bool ok;
+	void *p;
+
+	if (atomic)
+		preempt_disable();
+	p = cmstat_kvmalloc(client_heap, size, gfp);
+	if (atomic)
+		preempt_enable();
+	failed = client_failed_allocs() - failed;
+	if (p && is_vmalloc_addr(p))
+		zone = page_zone(vmalloc_to_page(p))->name;
+	else if (p)
+		zone = page_zone(virt_to_page(p))->name;
+	ok = !!p == served && failed == !served;
+	if (!ok)
+		kv_bad++;
+	seq_printf(m, "%s, %zu bytes: %s%s%s, failed_allocs moved by %llu: %s\n",
+		   what, size, p ? "served, zone " : "refused", zone,
+		   p && is_vmalloc_addr(p) ? " (vmalloc)" : "", failed,
+		   ok ? "ok" : "WRONG");
+	cmstat_kvfree(client_heap, p);
+}
+
+static int kvmalloc_show(struct seq_file *m, void *unused)
+{
+	size_t beyond = CMSTAT_ALLOC_MAX + PAGE_SIZE;
+
+	kv_bad = 0;
+	/* As kvmalloc(): vmalloc() may sleep, so no fallback there. */
+	kv_try(m, "GFP_ATOMIC beyond KMALLOC_MAX_SIZE, preemption off",
+	       beyond, GFP_ATOMIC | __GFP_NOWARN, true, false);
+	kv_try(m, "GFP_NOWAIT beyond KMALLOC_MAX_SIZE", beyond,
+	       GFP_NOWAIT | __GFP_NOWARN, false, false);
+	kv_try(m, "GFP_KERNEL beyond KMALLOC_MAX_SIZE", beyond, GFP_KERNEL,
+	       false, true);
+	/* Refused by cmstat's caches, honoured by vmalloc(). */
+	kv_try(m, "GFP_DMA32", 3 * PAGE_SIZE, GFP_KERNEL | GFP_DMA32, false,
+	       true);
+	kv_try(m, "__GFP_HIGHMEM", 3 * PAGE_SIZE, GFP_KERNEL | __GFP_HIGHMEM,
+	       false, true);
+	kv_try(m, "GFP_DMA32", 100, GFP_KERNEL | GFP_DMA32, false, false);
+	kv_try(m, "GFP_DMA32 with GFP_ATOMIC", 3 * PAGE_SIZE,
+	       GFP_ATOMIC | GFP_DMA32, false, false);
+	seq_printf(m, "%u wrong\n", kv_bad);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(kvmalloc);
+
+static void merge_destroy(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < NR_MERGE; i++) {
+		cmstat_cache_destroy(merge_caches[i]);
+		merge_caches[i] = NULL;
+	}
+}
+
+static int merge_show(struct seq_file *m, void *unused)
+{
+	struct cmstat_cache_stats st;
+	unsigned int i, bad = 0;
+	struct kmem_cache *k;
+	void *obj;
+	int err = 0;
+
+	mutex_lock(&client_lock);
+	merge_destroy();
+	for (i = 0; i < NR_MERGE && !err; i++) {
+		merge_caches[i] = cmstat_cache_create(client_heap,
+						      merge_names[i],
+						      merge_sizes[i], 0, 0,
+						      NULL);
+		if (!merge_caches[i])
+			err = -ENOMEM;
+	}
+	obj = err ? NULL : kmalloc(96, GFP_KERNEL);
+	if (!obj) {
+		err = -ENOMEM;
+		goto out;
+	}
+	k = cmstat_slab_cache_of(obj);
+	kfree(obj);
+	if (merge_caches[0]->slab == merge_caches[1]->slab)
+		bad++;
+	if (merge_caches[2]->slab == k)
+		bad++;
+	seq_printf(m, "client_merge_a and client_merge_b: %s slab caches\n",
+		   merge_caches[0]->slab == merge_caches[1]->slab ?
+		   "the same" : "distinct");
+	seq_printf(m, "client_merge_k and kmalloc-96: %s slab caches\n",
+		   merge_caches[2]->slab == k ? "the same" : "distinct");
+	/* An unsized free finds the cache by the object's slab. */
+	for (i = 0; i < NR_MERGE; i++) {
+		obj = cmstat_cache_alloc(merge_caches[i], GFP_KERNEL);
+		if (!obj) {
+			err = -ENOMEM;
+			goto out;
+		}
+		cmstat_kfree(client_heap, obj);
+	}
+	for (i = 0; i < NR_MERGE; i++) {
+		err = cmstat_cache_read(merge_caches[i], &st);
+		if (err)
+			goto out;
+		if (st.mallocs != 1 || st.frees != 1)
+			bad++;
+		seq_printf(m, "%s: mallocs %llu frees %llu live_objects %lld\n",
+			   merge_names[i], st.mallocs, st.frees,
+			   (s64)st.live_objects);
+	}
+	seq_printf(m, "%u wrong\n", bad);
+out:
+	mutex_unlock(&client_lock);
+	return err;
+}
+DEFINE_SHOW_ATTRIBUTE(merge);
+
 /* A free the contract forbids; each returns 0 or -ENOMEM. */
 static int misuse_wrong_size(void)
 {
@@ -940,6 +1118,134 @@ static void cache_orphan_free(void)
 	corphan_obj = NULL;
 }
 
+/*
+ * The thread behind "linger": sections that each stay open a tenth of a
+ * second, sleeping in them as "open" does, back to back, so that every
+ * reader waits for one.
+ */
+static int linger_fn(void *unused)
+{
+	struct cmstat_section sec;
+
+	while (!kthread_should_stop()) {
+		if (!cmstat_section_begin(&sec,
+					  cmstat_counters_group(linger_set)))
+			return 0;
+		cmstat_section_add(cmstat_section_slot(&sec, linger_set), 0, 1);
+		preempt_enable();
+		schedule_timeout_interruptible(HZ / 10);
+		preempt_disable();
+		cmstat_section_end(&sec);
+	}
+	return 0;
+}
+
+static int misuse_linger(unsigned int cpu)
+{
+	struct task_struct *t;
+
+	if (linger_task || cpu >= nr_cpu_ids || !cpu_online(cpu))
+		return -EINVAL;
+	linger_set = cmstat_counters_alloc(NULL, 1);
+	if (IS_ERR(linger_set))
+		return PTR_ERR(linger_set);
+	t = kthread_run_on_cpu(linger_fn, NULL, cpu, "cmstat_client_linger/%u");
+	if (IS_ERR(t)) {
+		cmstat_counters_free(linger_set);
+		return PTR_ERR(t);
+	}
+	linger_task = t;
+	return 0;
+}
+
+static int misuse_unlinger(void)
+{
+	if (!linger_task)
+		return -EINVAL;
+	kthread_stop(linger_task);
+	linger_task = NULL;
+	cmstat_counters_free(linger_set);
+	return 0;
+}
+
+static int recycle_create(void)
+{
+	recycle_cache = cmstat_cache_create(recycle_heap,
+					    recycle_names[recycle_which],
+					    recycle_sizes[recycle_which], 0, 0,
+					    cache_ctor);
+	return recycle_cache ? 0 : -ENOMEM;
+}
+
+static int recycle_alloc(unsigned int n)
+{
+	void *objs[32];
+	unsigned int i;
+	int err = 0;
+
+	if (n > ARRAY_SIZE(objs))
+		return -EINVAL;
+	if (!recycle_heap) {
+		recycle_heap = cmstat_heap_create("client-recycle");
+		if (IS_ERR(recycle_heap)) {
+			err = PTR_ERR(recycle_heap);
+			recycle_heap = NULL;
+			return err;
+		}
+	}
+	if (!recycle_cache)
+		err = recycle_create();
+	for (i = 0; i < n && !err; i++) {
+		objs[i] = cmstat_cache_alloc(recycle_cache, GFP_KERNEL);
+		if (!objs[i])
+			err = -ENOMEM;
+	}
+	while (i--)
+		cmstat_cache_free(recycle_cache, objs[i]);
+	return err;
+}
+
+/* The cache goes, and the other takes its column: the heap has no other. */
+static int recycle(void)
+{
+	if (!recycle_cache)
+		return -EINVAL;
+	cmstat_cache_destroy(recycle_cache);
+	recycle_which ^= 1;
+	return recycle_create();
+}
+
+static void recycle_end(void)
+{
+	cmstat_cache_destroy(recycle_cache);
+	recycle_cache = NULL;
+	cmstat_heap_destroy(recycle_heap);
+	recycle_heap = NULL;
+}
+
+static int cache_rcu(unsigned int n)
+{
+	struct client_rcu_obj *obj;
+	struct cmstat_cache *cc;
+	int err = 0;
+
+	/* With a constructor, which no kernel merges: merging is not tested. */
+	cc = cmstat_cache_create(client_heap, "client_rcu", sizeof(*obj), 0, 0,
+				 cache_ctor);
+	if (!cc)
+		return -ENOMEM;
+	while (n-- && !err) {
+		obj = cmstat_cache_alloc(cc, GFP_KERNEL);
+		if (obj)
+			cmstat_kfree_rcu(client_heap, obj, rcu);
+		else
+			err = -ENOMEM;
+	}
+	/* At once: kfree_rcu() still holds every object. */
+	cmstat_cache_destroy(cc);
+	return err;
+}
+
 static int misuse_run(char *cmd)
 {
 	unsigned int n = 0;
@@ -982,6 +1288,24 @@ static int misuse_run(char *cmd)
 		cache_destroy();
 		return 0;
 	}
+	if (!strcmp(cmd, "linger") && arg)
+		return misuse_linger(n);
+	if (!strcmp(cmd, "unlinger"))
+		return misuse_unlinger();
+	if (!strcmp(cmd, "recycle_alloc"))
+		return recycle_alloc(n);
+	if (!strcmp(cmd, "recycle"))
+		return recycle();
+	if (!strcmp(cmd, "recycle_end")) {
+		recycle_end();
+		return 0;
+	}
+	if (!strcmp(cmd, "merge_destroy")) {
+		merge_destroy();
+		return 0;
+	}
+	if (!strcmp(cmd, "cache_rcu"))
+		return cache_rcu(n);
 	if (!strcmp(cmd, "cache_orphan"))
 		return cache_orphan();
 	if (!strcmp(cmd, "cache_orphan_free")) {
@@ -1035,6 +1359,8 @@ static int __init client_init(void)
 	debugfs_create_file("hardirq", 0400, client_dir, NULL, &hardirq_fops);
 	debugfs_create_file("dma", 0400, client_dir, NULL, &dma_fops);
 	debugfs_create_file("realloc", 0400, client_dir, NULL, &realloc_fops);
+	debugfs_create_file("kvmalloc", 0400, client_dir, NULL, &kvmalloc_fops);
+	debugfs_create_file("merge", 0400, client_dir, NULL, &merge_fops);
 	tasklet_setup(&softirq_tasklet, softirq_fn);
 	cmstat_hrtimer_setup(&hard_timer, hard_timer_fn, CLOCK_MONOTONIC,
 			     HRTIMER_MODE_REL_PINNED_HARD);
@@ -1051,6 +1377,11 @@ static void __exit client_exit(void)
 	tasklet_kill(&softirq_tasklet);
 	if (open_task)
 		misuse_close();
+	if (linger_task)
+		misuse_unlinger();
+	if (recycle_heap)
+		recycle_end();
+	merge_destroy();
 	if (cycle_heap)
 		cycle_destroy();
 	cmstat_heap_destroy(new_heap);
