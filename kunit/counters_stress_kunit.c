@@ -286,13 +286,21 @@ static void stress_queue_irq_work(void)
 		irq_work_queue(this_cpu_ptr(&stress_cpu.work));
 }
 
+/*
+ * The nesting case's timers nest every 8th time: four levels of
+ * allocations in an interrupt every 150 us would leave a debug kernel's
+ * CPU little time for anything else.
+ */
+static DEFINE_PER_CPU(unsigned int, stress_timer_calls);
+
 /* Both timers: the hard one fires in hardirq, the soft one in softirq. */
 static enum hrtimer_restart stress_timer(struct hrtimer *t)
 {
 	bool hard = in_hardirq();
 	u64 added;
 
-	if (READ_ONCE(stress_nest))
+	if (READ_ONCE(stress_nest) &&
+	    this_cpu_inc_return(stress_timer_calls) % 8 == 0)
 		added = stress_update_nested(1, NULL, 1);
 	else
 		added = stress_update(1, NULL);
@@ -333,8 +341,14 @@ static int stress_writer_fn(void *arg)
 		u64 k = n % 7 + 1;
 		void (*mid)(void) = NULL;
 
+		/*
+		 * A nested update runs for tens of us with preemption off:
+		 * let the CPU's other tasks (RCU's kthread) in every 16th.
+		 */
 		if (READ_ONCE(stress_nest)) {
 			w->added += stress_writer_nested(w);
+			if (n % 16 == 15)
+				cond_resched();
 			goto next;
 		}
 
