@@ -29,7 +29,8 @@
 #
 # Knobs: SMP=N (default: the host's CPU count, so that "all CPUs" really
 # run at once), RUNS=N (default 5, at least 5), READER_CPUS="1 2 4 8 16"
-# (empty: no reader VM), WALL=0 (instruction counts only), BOOT_ARGS="..."
+# (empty: no reader VM), WALL=0 (instruction counts only), MAIN=0 (not the
+# writer, allocator and workload VMs: the reader alone), BOOT_ARGS="..."
 # (added to the guest kernel's command line, e.g. init_on_alloc=0),
 # LOGDIR=dir (console logs and the raw samples, default ./logs).
 # shellcheck source-path=SCRIPTDIR
@@ -41,6 +42,7 @@ SMP=${SMP:-$(nproc)}
 RUNS=${RUNS:-5}
 READER_CPUS=${READER_CPUS-1 2 4 8 16}
 WALL=${WALL:-1}
+MAIN=${MAIN:-1}
 BOOT_ARGS=${BOOT_ARGS:-}
 [ "$RUNS" -ge 5 ] || die "RUNS must be at least 5 (medians of 5 or more)"
 vm_dirs
@@ -72,8 +74,10 @@ workload="$LOGDIR/bench-adopt.samples"
 : >"$icount"
 : >"$wall"
 : >"$workload"
-VM_ICOUNT=1 boot "$icount" icount-main 1 main
-VM_ICOUNT=1 boot "$workload" icount-adopt 1 adopt $((600 + 240 * RUNS))
+if [ "$MAIN" = 1 ]; then
+	VM_ICOUNT=1 boot "$icount" icount-main 1 main
+	VM_ICOUNT=1 boot "$workload" icount-adopt 1 adopt $((600 + 240 * RUNS))
+fi
 for n in $READER_CPUS; do
 	VM_ICOUNT=1 boot "$icount" "icount-reader-$n" "$n" reader
 done
