@@ -447,10 +447,11 @@ static bool cmstat_cpu_quiescent(int cpu)
 }
 
 /*
- * Whether a sequence counter of @cpu is odd, read from the reader's CPU.  Only asked of a quiescent CPU, where none should be: one
- * is if a client left a section open and slept (preemption re-enabled
- * inside it), and that CPU then gets the IPI, so that the reader waits for
- * the section and reports it as it would on a busy CPU.  The counters'
+ * Whether a sequence counter of @cpu is odd, read from the reader's CPU.
+ * Only asked of a quiescent CPU, where none should be: one is if a client
+ * left a section open and slept (preemption re-enabled inside it), and
+ * that CPU then gets the IPI, so that the reader waits for the section
+ * and reports it as it would on a busy CPU.  The counters'
  * last stores came before the CPU's fully ordered entry into the quiescent
  * state, and the acquire in cmstat_cpu_quiescent() saw that entry, so
  * these lockless reads see them.

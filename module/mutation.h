@@ -48,6 +48,7 @@ static __always_inline unsigned long __cmstat_mutate_seq(unsigned long seq)
 		return seq;
 	}
 }
+
 #define __cmstat_seq_index(seq)	__cmstat_mutate_seq(seq)
 
 static inline bool cmstat_mutate_skip_wait(void)

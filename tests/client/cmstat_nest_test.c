@@ -168,7 +168,7 @@ static bool nest_at_rest(void)
 	for (i = 0; i < 100; i++) {
 		if (nest_counters_at_rest())
 			return true;
-		msleep(1);
+		usleep_range(1000, 2000);
 	}
 	return false;
 }
