@@ -28,6 +28,7 @@
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/completion.h>
 #include <linux/delay.h>
 #include <linux/kthread.h>
 #include <linux/module.h>
@@ -52,6 +53,7 @@ struct nest_case {
 	void *large;		/* allocated for large_free_under_lock */
 	u64 moved;		/* what the writer moved, its own tally */
 	bool stop;
+	struct completion started;	/* its first update is done */
 };
 
 static void nest_add(struct cmstat_section *sec, struct nest_case *c,
@@ -137,6 +139,8 @@ static int nest_writer(void *arg)
 	/* Pairs with WRITE_ONCE() in nest_run(): when to stop, nothing else. */
 	while (!READ_ONCE(c->stop)) {
 		c->update(c, n % 7 + 1);
+		if (!n)
+			complete(&c->started);
 		if (++n % 64 == 0)
 			cond_resched();
 	}
@@ -188,6 +192,7 @@ static bool nest_run(struct nest_case *c, unsigned int nr)
 		return false;
 	}
 	raw_spin_lock_init(&c->lock);
+	init_completion(&c->started);
 	w = kthread_create(nest_writer, c, "cmstat_nest/%u", nr);
 	if (IS_ERR(w)) {
 		cmstat_counters_free(c->set);
@@ -196,6 +201,11 @@ static bool nest_run(struct nest_case *c, unsigned int nr)
 	}
 	kthread_bind(w, cpumask_first(cpu_online_mask));
 	wake_up_process(w);
+	/*
+	 * Snapshots start once the writer writes: on a busy host its thread
+	 * may not run for a while, and snapshots of nothing prove nothing.
+	 */
+	wait_for_completion(&c->started);
 	while (snapshots < NEST_SNAPSHOTS) {
 		if (cmstat_counters_read(c->set, t, NULL))
 			continue;
