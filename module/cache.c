@@ -54,6 +54,7 @@ cmstat_cache_create_args(struct cmstat_heap *heap, const char *name,
 			 slab_flags_t flags)
 {
 	struct cmstat_cache_priv *cp;
+	unsigned int slab_size;
 
 	if (IS_ERR_OR_NULL(heap) || !name)
 		return NULL;
@@ -63,7 +64,8 @@ cmstat_cache_create_args(struct cmstat_heap *heap, const char *name,
 	strscpy(cp->name, name, sizeof(cp->name));
 	cp->cc.heap = heap;
 	cp->cc.size = size;
-	cp->cc.slab = cmstat_kmem_cache_create(name, size, args,
+	slab_size = cmstat_later_cache_size(size, args->ctor, flags);
+	cp->cc.slab = cmstat_kmem_cache_create(name, slab_size, args,
 					       flags | CMSTAT_SLAB_NO_MERGE);
 	if (!cp->cc.slab)
 		goto err_free;

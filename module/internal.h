@@ -133,6 +133,9 @@ void cmstat_large_forget(const void *obj);
 
 /* free_later.c: frees where PREEMPT_RT's allocators cannot take them. */
 void cmstat_large_release(const void *obj);
+void cmstat_free_rcu(const void *obj, size_t head_offset, bool large);
+unsigned int cmstat_later_cache_size(unsigned int size, bool ctor,
+				     slab_flags_t flags);
 void cmstat_free_later_flush(void);
 
 /* The heaps (heap.c), their statistics (stats.c) and their readers */

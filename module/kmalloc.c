@@ -170,6 +170,27 @@ bool __cmstat_kfree_deferred(struct cmstat_heap *heap, const void *obj)
 EXPORT_SYMBOL_GPL(__cmstat_kfree_deferred);
 
 /**
+ * __cmstat_kfree_rcu() - cmstat_kfree_rcu(), out of line
+ * @heap: the heap
+ * @obj: the object, not NULL
+ * @head_offset: where its struct rcu_head is in it
+ *
+ * Counts the free now, and has the memory freed after a grace period
+ * (cmstat_free_rcu()).  Not for direct use.
+ */
+void __cmstat_kfree_rcu(struct cmstat_heap *heap, const void *obj,
+			size_t head_offset)
+{
+	struct cmstat_owner owner;
+
+	if (!cmstat_unsized_check(heap, obj, &owner, _RET_IP_))
+		return;
+	cmstat_free_rcu(obj, head_offset, owner.kind == CMSTAT_OWNER_LARGE);
+	cmstat_unsized_count(heap, &owner);
+}
+EXPORT_SYMBOL_GPL(__cmstat_kfree_rcu);
+
+/**
  * cmstat_kmalloc_node() - cmstat_kmalloc() on a NUMA node
  * @heap: heap to account the allocation in
  * @size: bytes wanted

@@ -205,12 +205,14 @@ static __always_inline void cmstat_cache_free(struct cmstat_cache *cc,
  * @cc: the cache
  *
  * kmem_cache_size() for a typed cache: the size it was created with.
+ * Not the slab cache's, which on PREEMPT_RT may hold a word more for
+ * cmstat (see module/free_later.c).
  *
  * Return: the object size, in bytes.
  */
 static inline unsigned int cmstat_cache_size(const struct cmstat_cache *cc)
 {
-	return kmem_cache_size(cc->slab);
+	return cc->size;
 }
 
 /**

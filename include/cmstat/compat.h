@@ -103,6 +103,28 @@ cmstat_kmem_cache_create(const char *name, unsigned int size,
 #define cmstat_kvfree_rcu_1(ptr)	kvfree_rcu_arg_1(ptr)
 
 /*
+ * kfree_rcu() of @ptr, whose rcu_head is @offset bytes in, as a function:
+ * kvfree_call_rcu() takes the pointer from 6.3 on, and before it the
+ * offset, passed as the callback, which only an offset under 4096 can be
+ * (kfree_rcu() refuses others at build time).
+ *
+ * Return: false if this kernel's kvfree_call_rcu() cannot take @offset.
+ */
+static inline bool cmstat_kvfree_call_rcu(const void *ptr, size_t offset)
+{
+	struct rcu_head *head = (struct rcu_head *)((char *)ptr + offset);
+
+#if KERNEL_VERSION(6, 3, 0) <= LINUX_VERSION_CODE
+	kvfree_call_rcu(head, (void *)ptr);
+#else
+	if (!__is_kvfree_rcu_offset(offset))
+		return false;
+	kvfree_call_rcu(head, (rcu_callback_t)(unsigned long)offset);
+#endif
+	return true;
+}
+
+/*
  * <net/hotdata.h> (6.9) holds the kernel's skbuff caches, which
  * cmstat/adopt.h must see before it renames struct kmem_cache.
  */

@@ -31,6 +31,8 @@
 void cmstat_kfree(struct cmstat_heap *heap, const void *obj);
 void cmstat_kfree_sensitive(struct cmstat_heap *heap, const void *obj);
 bool __cmstat_kfree_deferred(struct cmstat_heap *heap, const void *obj);
+void __cmstat_kfree_rcu(struct cmstat_heap *heap, const void *obj,
+			size_t head_offset);
 void *__must_check cmstat_krealloc(struct cmstat_heap *heap, const void *obj,
 				   size_t new_size, gfp_t gfp)
 	__realloc_size(3);
@@ -296,14 +298,17 @@ static inline void cmstat_kvfree(struct cmstat_heap *heap, const void *obj)
  * The free is counted now, when the caller gives the object up; the slab
  * allocator gets it back after a grace period, by the kernel's own
  * kfree_rcu().  So a foreign object goes there uncounted, like any
- * cmstat_kfree().  Any context kfree_rcu() allows.
+ * cmstat_kfree().  Any context kfree_rcu() allows: on PREEMPT_RT, where
+ * cmstat's record of a large allocation cannot be taken (preemption or
+ * interrupts off), cmstat waits for the grace period and frees it itself.
  */
 #define cmstat_kfree_rcu(heap, ptr, rhf)				\
 do {									\
 	typeof(ptr) ___cmstat_p = (ptr);				\
 									\
-	if (___cmstat_p && __cmstat_kfree_deferred(heap, ___cmstat_p))	\
-		cmstat_kvfree_rcu_2(___cmstat_p, rhf);			\
+	if (___cmstat_p)						\
+		__cmstat_kfree_rcu(heap, ___cmstat_p,			\
+				   offsetof(typeof(*___cmstat_p), rhf));	\
 } while (0)
 
 /**

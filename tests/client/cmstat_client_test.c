@@ -92,6 +92,16 @@
  *		with cmstat_kfree(); say whether their slab caches are
  *		distinct and what each cache counted.  They stay until
  *		"merge_destroy", for /sys/kernel/slab to be looked at.
+ *	rt_typed read(): free objects of typed caches with a constructor
+ *		(24 and 4 bytes) and with SLAB_TYPESAFE_BY_RCU from a hard
+ *		hrtimer and under a raw spinlock; say whether the RCU ones
+ *		still hold their value after the free, and whether the
+ *		constructor's pattern is there when they come back.
+ *	rt_null	read(): from the same two places, free NULL and resize
+ *		in place.
+ *	rt_rcu	read(): from the same two places, cmstat_kfree_rcu() of a
+ *		large allocation, read under RCU after; then allocate and
+ *		free that size again; say how the large counts moved.
  *
  * Only cmstat's exported API and headers are used, as by any client.
  */
@@ -783,6 +793,350 @@ out:
 }
 DEFINE_SHOW_ATTRIBUTE(merge);
 
+/*
+ * "rt_typed", "rt_null" and "rt_rcu": frees where PREEMPT_RT's allocators
+ * cannot take them, from a hard hrtimer (hard interrupt context there)
+ * and under a raw spinlock, as a driver's hard interrupt handler or a
+ * path under a raw lock frees.  Each runs the same work in both: the
+ * timer's half, then the lock's.  Under client_lock.
+ */
+static struct hrtimer rt_timer;
+static DECLARE_COMPLETION(rt_done);
+static DEFINE_RAW_SPINLOCK(rt_lock);
+static void (*rt_work)(unsigned int half);
+static bool rt_in_hardirq;
+
+static enum hrtimer_restart rt_timer_fn(struct hrtimer *t)
+{
+	rt_in_hardirq = in_hardirq();
+	rt_work(0);
+	complete(&rt_done);
+	return HRTIMER_NORESTART;
+}
+
+/* Run rt_work's two halves: from the hard timer, then under the lock. */
+static void rt_run(void (*work)(unsigned int half))
+{
+	rt_work = work;
+	reinit_completion(&rt_done);
+	hrtimer_start(&rt_timer, ns_to_ktime(1000),
+		      HRTIMER_MODE_REL_PINNED_HARD);
+	wait_for_completion(&rt_done);
+	hrtimer_cancel(&rt_timer);	/* until its callback has returned */
+	raw_spin_lock(&rt_lock);
+	work(1);
+	raw_spin_unlock(&rt_lock);
+}
+
+/*
+ * Wait for every free cmstat handed on: a typed cache's destroy does
+ * (Documentation/allocator.rst, PREEMPT_RT).
+ */
+static void rt_wait_handed_on(void)
+{
+	cmstat_cache_destroy(cmstat_cache_create(client_heap, "client_rt_wait",
+						 8, 0, 0, NULL));
+}
+
+/*
+ * "rt_typed": typed caches whose objects keep a state across their free:
+ * a constructor's pattern in the first word (objects of 24 bytes, and of
+ * 4), and a value in the first word of a SLAB_TYPESAFE_BY_RCU cache's,
+ * which lockless readers may read after the free.  Of RT_TYPED objects of
+ * each, every third stays allocated (so that their slabs stay, and the
+ * freed ones can come back); the timer frees half of the others, the
+ * lock the rest, and reads the RCU ones after.  Then, the frees done,
+ * allocations from the constructor caches must all hold the pattern.
+ */
+#define RT_TYPED	96
+#define RT_FREED	(RT_TYPED * 2 / 3)
+#define RT_REALLOCS	1024
+#define RT_MAGIC	0x5a17c0de0ddc0de5ULL
+#define RT_MAGIC32	0x5a17c0deU
+#define RT_GONE		0xdeadfa11deadfa11ULL
+enum { RT_CTOR, RT_TINY, RT_RCU, RT_CACHES };
+static struct cmstat_cache *rt_caches[RT_CACHES];
+static void *rt_objs[RT_CACHES][RT_TYPED];
+static unsigned int rt_rcu_changed;
+
+static void rt_ctor(void *obj)
+{
+	*(u64 *)obj = RT_MAGIC;
+}
+
+static void rt_tiny_ctor(void *obj)
+{
+	*(u32 *)obj = RT_MAGIC32;
+}
+
+static bool rt_kept(unsigned int i)
+{
+	return i % 3 == 2;
+}
+
+static void rt_typed_free(unsigned int half)
+{
+	unsigned int c, i, from = half * RT_TYPED / 2;
+
+	rcu_read_lock();	/* as a lockless reader would be */
+	for (c = 0; c < RT_CACHES; c++)
+		for (i = from; i < from + RT_TYPED / 2; i++)
+			if (!rt_kept(i))
+				cmstat_cache_free(rt_caches[c], rt_objs[c][i]);
+	for (i = from; i < from + RT_TYPED / 2; i++)
+		if (!rt_kept(i) &&
+		    READ_ONCE(*(u64 *)rt_objs[RT_RCU][i]) != RT_GONE)
+			rt_rcu_changed++;
+	rcu_read_unlock();
+}
+
+static bool rt_has_pattern(unsigned int c, const void *obj)
+{
+	if (c == RT_TINY)
+		return *(const u32 *)obj == RT_MAGIC32;
+	return *(const u64 *)obj == RT_MAGIC;
+}
+
+/* Allocate from cache @c until the freed objects are back; say so. */
+static void rt_typed_realloc(struct seq_file *m, unsigned int c,
+			     const char *what, void **objs)
+{
+	unsigned int i, j, n, back = 0, bad = 0;
+
+	for (n = 0; n < RT_REALLOCS && back < RT_FREED; n++) {
+		objs[n] = cmstat_cache_alloc(rt_caches[c], GFP_KERNEL);
+		if (!objs[n])
+			break;
+		if (!rt_has_pattern(c, objs[n]))
+			bad++;
+		for (j = 0; j < RT_TYPED; j++)
+			if (!rt_kept(j) && objs[n] == rt_objs[c][j])
+				back++;
+	}
+	seq_printf(m, "%s: %u freed, %u came back in %u allocations, %u without the pattern\n",
+		   what, RT_FREED, back, n, bad);
+	for (i = 0; i < n; i++)
+		cmstat_cache_free(rt_caches[c], objs[i]);
+}
+
+static void rt_typed_destroy(void)
+{
+	unsigned int c, i;
+
+	for (c = 0; c < RT_CACHES; c++) {
+		if (!rt_caches[c])
+			continue;
+		for (i = 0; i < RT_TYPED; i++)
+			if (rt_kept(i))
+				cmstat_cache_free(rt_caches[c], rt_objs[c][i]);
+		cmstat_cache_destroy(rt_caches[c]);
+		rt_caches[c] = NULL;
+	}
+}
+
+static int rt_typed_prepare(void)
+{
+	unsigned int c, i;
+
+	rt_caches[RT_CTOR] = cmstat_cache_create(client_heap, "client_rt_ctor",
+						 24, 0, 0, rt_ctor);
+	rt_caches[RT_TINY] = cmstat_cache_create(client_heap, "client_rt_tiny",
+						 4, 0, 0, rt_tiny_ctor);
+	rt_caches[RT_RCU] = cmstat_cache_create(client_heap, "client_rt_rcu",
+						24, 0, SLAB_TYPESAFE_BY_RCU,
+						NULL);
+	for (c = 0; c < RT_CACHES; c++) {
+		if (!rt_caches[c])
+			goto fail;
+		for (i = 0; i < RT_TYPED; i++) {
+			rt_objs[c][i] = cmstat_cache_alloc(rt_caches[c],
+							   GFP_KERNEL);
+			if (!rt_objs[c][i])
+				goto fail;
+		}
+	}
+	for (i = 0; i < RT_TYPED; i++)
+		*(u64 *)rt_objs[RT_RCU][i] = RT_GONE;
+	return 0;
+fail:
+	/* Free what was allocated: the kept ones here, the rest below. */
+	for (c = 0; c < RT_CACHES; c++)
+		for (i = 0; rt_caches[c] && i < RT_TYPED && rt_objs[c][i]; i++)
+			if (!rt_kept(i))
+				cmstat_cache_free(rt_caches[c], rt_objs[c][i]);
+	rt_typed_destroy();
+	return -ENOMEM;
+}
+
+static int rt_typed_show(struct seq_file *m, void *unused)
+{
+	unsigned long handed_on;
+	void **objs;
+	int err;
+
+	objs = kmalloc_array(RT_REALLOCS, sizeof(*objs), GFP_KERNEL);
+	if (!objs)
+		return -ENOMEM;
+	mutex_lock(&client_lock);
+	memset(rt_objs, 0, sizeof(rt_objs));
+	err = rt_typed_prepare();
+	if (err)
+		goto out;
+	rt_rcu_changed = 0;
+	handed_on = cmstat_frees_handed_on();
+	rt_run(rt_typed_free);
+	handed_on = cmstat_frees_handed_on() - handed_on;
+	rt_wait_handed_on();
+	seq_printf(m, "in hard interrupt context: %s; frees handed on: %lu\n",
+		   str_yes_no(rt_in_hardirq), handed_on);
+	seq_printf(m, "SLAB_TYPESAFE_BY_RCU: %u freed, %u changed when read after the free\n",
+		   RT_FREED, rt_rcu_changed);
+	/* Their slabs to the node's lists, for any CPU to allocate from. */
+	cmstat_cache_shrink(rt_caches[RT_CTOR]);
+	cmstat_cache_shrink(rt_caches[RT_TINY]);
+	rt_typed_realloc(m, RT_CTOR, "constructor, 24 bytes", objs);
+	rt_typed_realloc(m, RT_TINY, "constructor, 4 bytes", objs);
+	rt_typed_destroy();
+out:
+	mutex_unlock(&client_lock);
+	kfree(objs);
+	return err;
+}
+DEFINE_SHOW_ATTRIBUTE(rt_typed);
+
+/*
+ * "rt_null": frees of NULL, which are no-ops (the kfree(NULL) idiom), and
+ * a cmstat_realloc() in place, which frees nothing, in each half.  What
+ * goes out of line depends on how cmstat was loaded: the check loads it
+ * with accounting=0 and with debug_free=1 too.
+ */
+static struct cmstat_cache *rt_null_cache;
+static void *rt_null_objs[2];
+static size_t rt_null_sizes[2];
+
+static void rt_null_free(unsigned int half)
+{
+	cmstat_free(client_heap, NULL, 64);
+	cmstat_kfree(client_heap, NULL);
+	cmstat_cache_free(rt_null_cache, NULL);
+	if (cmstat_realloc(client_heap, rt_null_objs[half], 64, 60,
+			   GFP_ATOMIC) == rt_null_objs[half])
+		rt_null_sizes[half] = 60;
+}
+
+static int rt_null_show(struct seq_file *m, void *unused)
+{
+	unsigned long handed_on;
+	int err = -ENOMEM;
+
+	mutex_lock(&client_lock);
+	rt_null_cache = cmstat_cache_create(client_heap, "client_rt_null", 32,
+					    0, 0, NULL);
+	rt_null_objs[0] = cmstat_alloc(client_heap, 64, GFP_KERNEL);
+	rt_null_objs[1] = cmstat_alloc(client_heap, 64, GFP_KERNEL);
+	rt_null_sizes[0] = 64;
+	rt_null_sizes[1] = 64;
+	if (rt_null_cache && rt_null_objs[0] && rt_null_objs[1]) {
+		handed_on = cmstat_frees_handed_on();
+		rt_run(rt_null_free);
+		handed_on = cmstat_frees_handed_on() - handed_on;
+		seq_printf(m, "in hard interrupt context: %s; resized in place: %u of 2; frees handed on: %lu\n",
+			   str_yes_no(rt_in_hardirq),
+			   (rt_null_sizes[0] == 60) + (rt_null_sizes[1] == 60),
+			   handed_on);
+		err = 0;
+	}
+	cmstat_free(client_heap, rt_null_objs[0], rt_null_sizes[0]);
+	cmstat_free(client_heap, rt_null_objs[1], rt_null_sizes[1]);
+	cmstat_cache_destroy(rt_null_cache);
+	mutex_unlock(&client_lock);
+	return err;
+}
+DEFINE_SHOW_ATTRIBUTE(rt_null);
+
+/*
+ * "rt_rcu": cmstat_kfree_rcu() of large allocations (above the largest
+ * class: recorded by address), each read in an RCU read-side critical
+ * section that began before its free, whose value must hold until the
+ * section ends.  Then the frees handed on done, as many allocations and
+ * frees of the same size, which may reuse the addresses: every one must
+ * be counted, so the large counts come back where they were.
+ */
+#define RT_BIG_SIZE	(CMSTAT_MAX_CLASS_SIZE + PAGE_SIZE)
+#define RT_BIG_AGAIN	8
+struct rt_big {
+	u64 val;	/* first: where a link written into it would go */
+	struct rcu_head rcu;
+};
+
+static struct rt_big *rt_bigs[2];
+static unsigned int rt_big_changed;
+
+static void rt_rcu_free(unsigned int half)
+{
+	struct rt_big *big = rt_bigs[half];
+
+	rcu_read_lock();
+	cmstat_kfree_rcu(client_heap, big, rcu);
+	if (READ_ONCE(big->val) != RT_GONE)
+		rt_big_changed++;
+	rcu_read_unlock();
+}
+
+static int rt_rcu_show(struct seq_file *m, void *unused)
+{
+	struct cmstat_heap_stats *before, *after;
+	unsigned long handed_on;
+	unsigned int i;
+	void *p;
+	int err = -ENOMEM;
+
+	before = kmalloc(sizeof(*before), GFP_KERNEL);
+	after = kmalloc(sizeof(*after), GFP_KERNEL);
+	if (!before || !after)
+		goto out_free;
+	mutex_lock(&client_lock);
+	for (i = 0; i < 2; i++) {
+		rt_bigs[i] = cmstat_kmalloc(client_heap, RT_BIG_SIZE,
+					    GFP_KERNEL);
+		if (rt_bigs[i])
+			rt_bigs[i]->val = RT_GONE;
+	}
+	if (!rt_bigs[0] || !rt_bigs[1]) {
+		cmstat_kfree(client_heap, rt_bigs[0]);
+		cmstat_kfree(client_heap, rt_bigs[1]);
+		goto out_unlock;
+	}
+	err = cmstat_heap_read(client_heap, before);
+	if (err)
+		goto out_unlock;
+	rt_big_changed = 0;
+	handed_on = cmstat_frees_handed_on();
+	rt_run(rt_rcu_free);
+	handed_on = cmstat_frees_handed_on() - handed_on;
+	rt_wait_handed_on();
+	for (i = 0; i < RT_BIG_AGAIN; i++) {
+		p = cmstat_kmalloc(client_heap, RT_BIG_SIZE, GFP_KERNEL);
+		cmstat_kfree(client_heap, p);
+	}
+	err = cmstat_heap_read(client_heap, after);
+	if (err)
+		goto out_unlock;
+	seq_printf(m, "in hard interrupt context: %s; frees handed on: %lu; changed under RCU: %u of 2\n",
+		   str_yes_no(rt_in_hardirq), handed_on, rt_big_changed);
+	seq_printf(m, "large_mallocs moved by %lld, large_frees by %lld, large_live_objects by %lld\n",
+		   after->large_mallocs - before->large_mallocs,
+		   after->large_frees - before->large_frees,
+		   after->large_live_objects - before->large_live_objects);
+out_unlock:
+	mutex_unlock(&client_lock);
+out_free:
+	kfree(after);
+	kfree(before);
+	return err;
+}
+DEFINE_SHOW_ATTRIBUTE(rt_rcu);
+
 /* A free the contract forbids; each returns 0 or -ENOMEM. */
 static int misuse_wrong_size(void)
 {
@@ -1361,8 +1715,13 @@ static int __init client_init(void)
 	debugfs_create_file("realloc", 0400, client_dir, NULL, &realloc_fops);
 	debugfs_create_file("kvmalloc", 0400, client_dir, NULL, &kvmalloc_fops);
 	debugfs_create_file("merge", 0400, client_dir, NULL, &merge_fops);
+	debugfs_create_file("rt_typed", 0400, client_dir, NULL, &rt_typed_fops);
+	debugfs_create_file("rt_null", 0400, client_dir, NULL, &rt_null_fops);
+	debugfs_create_file("rt_rcu", 0400, client_dir, NULL, &rt_rcu_fops);
 	tasklet_setup(&softirq_tasklet, softirq_fn);
 	cmstat_hrtimer_setup(&hard_timer, hard_timer_fn, CLOCK_MONOTONIC,
+			     HRTIMER_MODE_REL_PINNED_HARD);
+	cmstat_hrtimer_setup(&rt_timer, rt_timer_fn, CLOCK_MONOTONIC,
 			     HRTIMER_MODE_REL_PINNED_HARD);
 	return 0;
 }
