@@ -24,8 +24,8 @@
  * spinlock) 2, holds an allocation and a free through cmstat's inline
  * paths and, under one more raw spinlock, a section of its own on the
  * same set, four levels deep, and the timers' sections in softirq and
- * hardirq context nest the same way (raising the depth with
- * preempt_disable()).  A writer's every level lingers after the one
+ * hardirq context nest the same way, two levels deep (raising the depth
+ * with preempt_disable()).  A writer's every level lingers after the one
  * inside it has ended: a section nested on its outer one's sequence
  * counter would let the reader fold the outer one right there, half done.
  */
@@ -192,7 +192,7 @@ static u64 stress_nest_inside(struct stress_writer *w, unsigned int level)
 /*
  * One update of the invariant triple at nesting level @level, the levels
  * above nested inside it between the A and B adds.  A writer's lingers
- * after them at every level, a softirq's at the outermost: that is where
+ * after them at every level, a softirq's at its outermost: that is where
  * a reader's IPI must land to see a section nested on its outer one's
  * counter.  A hardirq's never does (no IPI lands in one), and lingering
  * there, every 150 us, would starve the CPU on a busy host.  Return: what
@@ -210,7 +210,7 @@ static u64 stress_update_nested(u64 k, struct stress_writer *w,
 	slot = cmstat_section_slot(&sec, stress_set);
 	cmstat_section_add(slot, CTR_A, k);
 	added = k + stress_nest_inside(w, level);
-	if (w || (level == 1 && in_serving_softirq()))
+	if (w || (level == NEST_LEVELS - 1 && in_serving_softirq()))
 		stress_linger();
 	cmstat_section_add(slot, CTR_B, 2 * k);
 	cmstat_section_add(slot, CTR_C, 3 * k);
@@ -287,10 +287,13 @@ static void stress_queue_irq_work(void)
 }
 
 /*
- * The nesting case's timers nest every 8th time: four levels of
- * allocations in an interrupt every 150 us would leave a debug kernel's
- * CPU little time for anything else.
+ * The nesting case's timers nest two levels deep, every 256th time: an
+ * allocation under KASAN and kmemleak costs a debug kernel under TCG on a
+ * busy host a millisecond or more, and levels of them in an interrupt
+ * every 150 us left its CPU no time for anything else (a section of its
+ * writer's stayed open for minutes).
  */
+#define NEST_TIMER_EVERY	256
 static DEFINE_PER_CPU(unsigned int, stress_timer_calls);
 
 /* Both timers: the hard one fires in hardirq, the soft one in softirq. */
@@ -300,8 +303,8 @@ static enum hrtimer_restart stress_timer(struct hrtimer *t)
 	u64 added;
 
 	if (READ_ONCE(stress_nest) &&
-	    this_cpu_inc_return(stress_timer_calls) % 8 == 0)
-		added = stress_update_nested(1, NULL, 1);
+	    this_cpu_inc_return(stress_timer_calls) % NEST_TIMER_EVERY == 0)
+		added = stress_update_nested(1, NULL, NEST_LEVELS - 1);
 	else
 		added = stress_update(1, NULL);
 	if (hard)
@@ -342,12 +345,13 @@ static int stress_writer_fn(void *arg)
 		void (*mid)(void) = NULL;
 
 		/*
-		 * A nested update runs for tens of us with preemption off:
-		 * let the CPU's other tasks (RCU's kthread) in every 16th.
+		 * A nested update runs for milliseconds with preemption off
+		 * on a debug kernel: let the CPU's other tasks (RCU's
+		 * kthread) in every 4th.
 		 */
 		if (READ_ONCE(stress_nest)) {
 			w->added += stress_writer_nested(w);
-			if (n % 16 == 15)
+			if (n % 4 == 3)
 				cond_resched();
 			goto next;
 		}
