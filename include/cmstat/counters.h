@@ -74,12 +74,13 @@
  * most one section at a time, whichever sets that section writes to.
  * 32-bit counters: a reader only ever asks whether one has moved, and
  * one that moved 2^32 times while it looked away still looks open to it,
- * until the next section of that depth ends.
+ * until the next section of that depth ends.  Aligned for the reader,
+ * which looks for odd ones a long at a time.
  */
 struct cmstat_cpu_seq {
 	u32 seq[CMSTAT_NR_SEQ];
 	unsigned int depth;
-};
+} __aligned(sizeof(unsigned long));
 
 /*
  * Slots per counter per CPU: writers fill the current generation's while
