@@ -175,9 +175,6 @@ KSRC=$(kernel_source)
 ensure_pkgs "${DEB_PKGS[@]}" "${ARM64_PKGS[@]}"
 PKG_ABI=$(stock_abi 6.12)
 if [ -n "$ONLY" ]; then
-	printf 'KTAP version 1\n1..1\nok 1 packaging # SKIP ONLY=%s\n' "$ONLY" \
-		>"$KTAPDIR/packaging.ktap"
-	echo 0 >"$KTAPDIR/packaging.rc"
 	true &
 else (
 	JOBS=1 bash "$CMSTAT_ROOT/scripts/packaging.sh" "$PKG_ABI" \
@@ -190,8 +187,8 @@ trap 'kill "$PKG_PID" 2>/dev/null; vm_kill_all' EXIT
 
 TEST_VMS=()
 stage build builds_and_vms
-STAGES+=(packaging)
 [ -n "$ONLY" ] || {
+STAGES+=(packaging)
 stage i386 bash "$CMSTAT_ROOT/scripts/i386-check.sh"
 stage lint env LINT_TREE="$BUILDDIR/debug" bash "$CMSTAT_ROOT/scripts/lint.sh" "$KSRC" \
 	"$(bash "$CMSTAT_ROOT/scripts/kernel.sh" debug)"
