@@ -46,7 +46,7 @@ EXPORT_SYMBOL_GPL(cmstat_accounting);
  */
 #define CMSTAT_SEQ_PER_LONG	(sizeof(unsigned long) / sizeof(u32))
 #define CMSTAT_SEQ_RUN		(4 * CMSTAT_SEQ_PER_LONG)
-#define CMSTAT_SEQ_ODD		((unsigned long)0x100000001ULL)
+#define CMSTAT_SEQ_ODD		(ULONG_MAX / U32_MAX)	/* bit 0 of each u32 */
 static_assert(CMSTAT_NR_SEQ % CMSTAT_SEQ_RUN == 0);
 
 /*
