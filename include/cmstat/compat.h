@@ -115,7 +115,8 @@ static inline bool cmstat_kvfree_call_rcu(const void *ptr, size_t offset)
 	struct rcu_head *head = (struct rcu_head *)((char *)ptr + offset);
 
 #if KERNEL_VERSION(6, 3, 0) <= LINUX_VERSION_CODE
-	kvfree_call_rcu(head, (void *)ptr);
+	/* A struct rcu_head *, or a struct kvfree_rcu_head * on 7.x. */
+	kvfree_call_rcu((void *)head, (void *)ptr);
 #else
 	if (!__is_kvfree_rcu_offset(offset))
 		return false;

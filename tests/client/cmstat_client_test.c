@@ -374,6 +374,20 @@ static u32 this_cpu_seq(unsigned long idx)
 	return this_cpu_read(cmstat_cpu_seq.seq[idx]);
 }
 
+/*
+ * The sequence counters deeper than @idx, summed: a softirq run by
+ * local_bh_enable() keeps one more preemption count while it runs, so
+ * its sections are two deep or more, not one.
+ */
+static u32 this_cpu_seq_deeper(unsigned long idx)
+{
+	u32 sum = 0;
+
+	while (++idx < CMSTAT_NR_SEQ)
+		sum += this_cpu_seq(idx);
+	return sum;
+}
+
 static int softirq_show(struct seq_file *m, void *unused)
 {
 	u32 task_before, task_after, soft_before, soft_after;
@@ -394,16 +408,16 @@ static int softirq_show(struct seq_file *m, void *unused)
 	}
 	/*
 	 * Preemption is off: all of this runs on one CPU.  The tasklet's
-	 * section is one deeper than ours.
+	 * section is deeper than ours.
 	 */
 	task_before = this_cpu_seq(sec.seq);
-	soft_before = this_cpu_seq(sec.seq + 1);
+	soft_before = this_cpu_seq_deeper(sec.seq);
 	local_bh_disable();
 	tasklet_schedule(&softirq_tasklet);
 	local_bh_enable();	/* runs the tasklet, in serving-softirq context */
 	nested = softirq_ran;
 	task_after = this_cpu_seq(sec.seq);
-	soft_after = this_cpu_seq(sec.seq + 1);
+	soft_after = this_cpu_seq_deeper(sec.seq);
 	cmstat_section_add(cmstat_section_slot(&sec, set), 0, 1);
 	cmstat_section_end(&sec);
 	tasklet_kill(&softirq_tasklet);	/* had it not run nested */

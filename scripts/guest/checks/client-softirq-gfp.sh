@@ -4,12 +4,12 @@
 # A client allocates with GFP_KERNEL from a softirq (a tasklet) raised in
 # a task section: a bug the stock kernel stays silent about, and cmstat
 # says so once, naming the client's function.  The softirq runs nested in
-# the section, on the same CPU, and cmstat must account it one depth
-# deeper: the task section's sequence counter must not move while the
-# softirq runs (it would make the task section look closed to readers),
-# the softirq's, the next depth's, must.  On PREEMPT_RT softirqs run in threads, which a
-# section, preemption disabled, keeps out: the tasklet runs after it, in
-# task context, and no softirq counter moves.
+# the section, on the same CPU, and cmstat must account it deeper: the
+# task section's sequence counter must not move while the softirq runs
+# (it would make the task section look closed to readers), a deeper one
+# must.  On PREEMPT_RT softirqs run in threads, which a section,
+# preemption disabled, keeps out: the tasklet runs after it, in task
+# context, and no softirq counter moves.
 insmod /lib/cmstat/cmstat_client_test.ko || exit 1
 d=/sys/kernel/debug/cmstat_client_test
 dmesg -c > /dev/null
