@@ -163,13 +163,16 @@ static bool nest_counters_at_rest(void)
 
 /*
  * Sections of other modules (the kernel's own allocations through cmstat,
- * if any) may be open at any instant: look a few times, by count.
+ * if any) may be open at any instant, and on a busy host a vCPU inside
+ * one may be descheduled for a long while: look many times, by count.
+ * A counter a nested section left odd stays odd for good, so the bound
+ * costs a passing run nothing.
  */
 static bool nest_at_rest(void)
 {
 	int i;
 
-	for (i = 0; i < 100; i++) {
+	for (i = 0; i < 2000; i++) {
 		if (nest_counters_at_rest())
 			return true;
 		usleep_range(1000, 2000);
