@@ -214,13 +214,16 @@ EXPORT_SYMBOL_GPL(cmstat_kmalloc_node);
  * is.  Every path counts what happened, once: an allocation that the
  * fallback follows counts no failure of its own.  A zone modifier that
  * cmstat's caches refuse (GFP_DMA32, __GFP_HIGHMEM) goes straight to
- * vmalloc(), which honours it, where the fallback is taken.
+ * vmalloc(), where the fallback is taken, if vmalloc() honours it (see
+ * compat.h): a GFP_DMA32 that 6.19's vmalloc() would drop gets no
+ * fallback, and is refused as cmstat_kmalloc() refuses it.  vmalloc() is
+ * given only the flags it takes.
  */
 static void *cmstat_kvalloc_from(struct cmstat_heap *heap, size_t size,
 				 gfp_t gfp, int node, unsigned long caller)
 {
 	bool fallback = size > PAGE_SIZE && gfpflags_allow_blocking(gfp) &&
-			!__cmstat_atomic_rt();
+			!__cmstat_atomic_rt() && cmstat_vmalloc_serves_zone(gfp);
 	gfp_t first = gfp;
 	void *obj;
 
@@ -239,7 +242,7 @@ static void *cmstat_kvalloc_from(struct cmstat_heap *heap, size_t size,
 		__cmstat_alloc_failed(heap);
 		return NULL;
 	}
-	obj = size <= INT_MAX ? __vmalloc(size, gfp) : NULL;
+	obj = size <= INT_MAX ? __vmalloc(size, gfp & CMSTAT_VMALLOC_GFP) : NULL;
 	return cmstat_large_done(heap, obj, size, true, gfp, 0);
 }
 
@@ -256,7 +259,8 @@ static void *cmstat_kvalloc_from(struct cmstat_heap *heap, size_t size,
  * warns, and its failure is not counted, as vmalloc() follows.  A @gfp
  * that may not sleep gets no vmalloc(): NULL when cmstat_kmalloc() fails
  * or @size is beyond %CMSTAT_ALLOC_MAX.  GFP_DMA32 and __GFP_HIGHMEM,
- * which cmstat_kmalloc() refuses, go to vmalloc() at once beyond a page.
+ * which cmstat_kmalloc() refuses, go to vmalloc() at once beyond a page;
+ * GFP_DMA32 only before 6.19, whose vmalloc() ignores it.
  * The vmalloc()ed memory counts as a large allocation holding whole
  * pages.
  *

@@ -212,4 +212,34 @@ cmstat_hrtimer_setup(struct hrtimer *timer,
 #define cmstat_system_wq	system_wq
 #endif
 
+/*
+ * What vmalloc() honours of a gfp.  From 6.19 on it takes only the flags
+ * of mm/vmalloc.c's GFP_VMALLOC_SUPPORTED (no header exports it; 7.0 adds
+ * __GFP_RETRY_MAYFAIL), and warns of and drops any other ("Unexpected
+ * gfp ... Fix your code!"): a zone modifier among them, so GFP_DMA32
+ * would get memory from any zone.  Before 6.19 vmalloc() takes a zone
+ * modifier as the page allocator does, and any flag.
+ */
+#if KERNEL_VERSION(6, 19, 0) <= LINUX_VERSION_CODE
+#if KERNEL_VERSION(7, 0, 0) <= LINUX_VERSION_CODE
+#define __CMSTAT_VMALLOC_RETRY	__GFP_RETRY_MAYFAIL
+#else
+#define __CMSTAT_VMALLOC_RETRY	0
+#endif
+#define CMSTAT_VMALLOC_GFP						\
+	(GFP_KERNEL | GFP_ATOMIC | GFP_NOWAIT | __GFP_NOFAIL | __GFP_ZERO | \
+	 __GFP_NORETRY | GFP_NOFS | GFP_NOIO | GFP_KERNEL_ACCOUNT | GFP_USER | \
+	 __GFP_NOLOCKDEP | __CMSTAT_VMALLOC_RETRY)
+#define CMSTAT_VMALLOC_ZONES	0
+#else
+#define CMSTAT_VMALLOC_GFP	((__force gfp_t)~0U)
+#define CMSTAT_VMALLOC_ZONES	(__GFP_DMA | __GFP_DMA32)
+#endif
+
+/* Whether vmalloc() serves the zone of @gfp, if @gfp names one it needs. */
+static inline bool cmstat_vmalloc_serves_zone(gfp_t gfp)
+{
+	return !(gfp & (__GFP_DMA | __GFP_DMA32) & ~CMSTAT_VMALLOC_ZONES);
+}
+
 #endif /* _CMSTAT_COMPAT_H */

@@ -684,10 +684,21 @@ DEFINE_SHOW_ATTRIBUTE(realloc);
 static unsigned int kv_bad;
 
 /* One cmstat_kvmalloc(), checked: served or not, and failed_allocs. */
+/* A GFP_DMA32 allocation served from above 4 GiB was not honoured. */
+static bool kv_zone_honoured(struct page *page, gfp_t gfp)
+{
+#ifdef CONFIG_ZONE_DMA32
+	if (gfp & __GFP_DMA32)
+		return page_zonenum(page) <= ZONE_DMA32;
+#endif
+	return true;
+}
+
 static void kv_try(struct seq_file *m, const char *what, size_t size,
 		   gfp_t gfp, bool atomic, bool served)
 {
 	u64 failed = client_failed_allocs();
+	struct page *page = NULL;
 	const char *zone = "";
 	bool ok;
 	void *p;
@@ -698,11 +709,12 @@ static void kv_try(struct seq_file *m, const char *what, size_t size,
 	if (atomic)
 		preempt_enable();
 	failed = client_failed_allocs() - failed;
-	if (p && is_vmalloc_addr(p))
-		zone = page_zone(vmalloc_to_page(p))->name;
-	else if (p)
-		zone = page_zone(virt_to_page(p))->name;
-	ok = !!p == served && failed == !served;
+	if (p)
+		page = is_vmalloc_addr(p) ? vmalloc_to_page(p) : virt_to_page(p);
+	if (page)
+		zone = page_zone(page)->name;
+	ok = !!p == served && failed == !served &&
+	     (!page || kv_zone_honoured(page, gfp));
 	if (!ok)
 		kv_bad++;
 	seq_printf(m, "%s, %zu bytes: %s%s%s, failed_allocs moved by %llu: %s\n",
@@ -724,9 +736,9 @@ static int kvmalloc_show(struct seq_file *m, void *unused)
 	       GFP_NOWAIT | __GFP_NOWARN, false, false);
 	kv_try(m, "GFP_KERNEL beyond KMALLOC_MAX_SIZE", beyond, GFP_KERNEL,
 	       false, true);
-	/* Refused by cmstat's caches, honoured by vmalloc(). */
+	/* Refused by cmstat's caches, honoured by vmalloc() before 6.19. */
 	kv_try(m, "GFP_DMA32", 3 * PAGE_SIZE, GFP_KERNEL | GFP_DMA32, false,
-	       true);
+	       cmstat_vmalloc_serves_zone(GFP_DMA32));
 	kv_try(m, "__GFP_HIGHMEM", 3 * PAGE_SIZE, GFP_KERNEL | __GFP_HIGHMEM,
 	       false, true);
 	kv_try(m, "GFP_DMA32", 100, GFP_KERNEL | GFP_DMA32, false, false);

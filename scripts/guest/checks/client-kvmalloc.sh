@@ -4,7 +4,8 @@
 # KMALLOC_MAX_SIZE a gfp that may not sleep gets NULL, not vmalloc(),
 # which may sleep (with preemption off the debug kernel reports the
 # sleep); GFP_DMA32 and __GFP_HIGHMEM beyond a page, which cmstat's caches
-# refuse, are served by vmalloc() with no failure counted; every refusal
+# refuse, are served by vmalloc() with no failure counted (GFP_DMA32 from
+# its zone, and only before 6.19, whose vmalloc() ignores it); every refusal
 # moves failed_allocs once.  cmstat is loaded afresh at the end: its
 # one-time message of a refused zone is client-dma.sh's to see.
 insmod /lib/cmstat/cmstat_client_test.ko || exit 1
