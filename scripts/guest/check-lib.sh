@@ -61,3 +61,30 @@ kunit_run() {
 needs_cpus() {
 	[ "${SMP:-1}" -ge "$1" ] || { echo "needs $1 CPUs"; exit 4; }
 }
+
+# client_each_load FILE JUDGE: the client test's debugfs FILE read with
+# cmstat as loaded by default, then with accounting=0 and with
+# debug_free=1, each path of cmstat's to the free in turn; each reading
+# is shown, and JUDGE run with it as its argument.  rc 1 if a reading or a JUDGE
+# failed; 2 if a module would not load or unload.
+client_each_load() {
+	each_fail=0
+	for params in "" "accounting=0" "debug_free=1"; do
+		if [ -n "$params" ]; then
+			# shellcheck disable=SC2086 # one word, or none
+			{ rmmod cmstat && insmod /lib/cmstat/cmstat.ko $params; } ||
+				return 2
+		fi
+		insmod /lib/cmstat/cmstat_client_test.ko || return 2
+		echo "cmstat ${params:-default}:"
+		if out=$(cat "/sys/kernel/debug/cmstat_client_test/$1"); then
+			echo "$out"
+			"$2" "$out" || each_fail=1
+		else
+			echo "reading $1 failed"
+			each_fail=1
+		fi
+		rmmod cmstat_client_test || return 2
+	done
+	return $each_fail
+}

@@ -1281,21 +1281,47 @@ static int open_fn(void *unused)
 	return 0;
 }
 
+/*
+ * The thread of "open" or "linger", bound to @cpu and not yet woken, and
+ * the set of @nr counters it writes, in *@set: freed again if no thread.
+ */
+static struct task_struct *misuse_thread(int (*fn)(void *), unsigned int cpu,
+					 struct cmstat_counters **set,
+					 unsigned int nr, const char *name)
+{
+	struct task_struct *t;
+
+	if (cpu >= nr_cpu_ids || !cpu_online(cpu))
+		return ERR_PTR(-EINVAL);
+	*set = cmstat_counters_alloc(NULL, nr);
+	if (IS_ERR(*set))
+		return ERR_CAST(*set);
+	t = kthread_create_on_cpu(fn, NULL, cpu, name);
+	if (IS_ERR(t))
+		cmstat_counters_free(*set);
+	return t;
+}
+
+/* Stop what misuse_thread() started. */
+static int misuse_stop(struct task_struct **t, struct cmstat_counters *set)
+{
+	if (!*t)
+		return -EINVAL;
+	kthread_stop(*t);
+	*t = NULL;
+	cmstat_counters_free(set);
+	return 0;
+}
+
 static int misuse_open(unsigned int cpu)
 {
 	struct task_struct *t;
 
-	if (open_task || cpu >= nr_cpu_ids || !cpu_online(cpu))
+	if (open_task)
 		return -EINVAL;
-	open_set = cmstat_counters_alloc(NULL, 2);
-	if (IS_ERR(open_set))
-		return PTR_ERR(open_set);
-	t = kthread_create(open_fn, NULL, "cmstat_client_open/%u", cpu);
-	if (IS_ERR(t)) {
-		cmstat_counters_free(open_set);
+	t = misuse_thread(open_fn, cpu, &open_set, 2, "cmstat_client_open/%u");
+	if (IS_ERR(t))
 		return PTR_ERR(t);
-	}
-	kthread_bind(t, cpu);
 	open_task = t;
 	reinit_completion(&open_done);
 	wake_up_process(t);
@@ -1304,16 +1330,6 @@ static int misuse_open(unsigned int cpu)
 	 * it, however late a busy host runs this CPU.
 	 */
 	wait_for_completion(&open_done);
-	return 0;
-}
-
-static int misuse_close(void)
-{
-	if (!open_task)
-		return -EINVAL;
-	kthread_stop(open_task);
-	open_task = NULL;
-	cmstat_counters_free(open_set);
 	return 0;
 }
 
@@ -1524,27 +1540,14 @@ static int misuse_linger(unsigned int cpu)
 {
 	struct task_struct *t;
 
-	if (linger_task || cpu >= nr_cpu_ids || !cpu_online(cpu))
+	if (linger_task)
 		return -EINVAL;
-	linger_set = cmstat_counters_alloc(NULL, 1);
-	if (IS_ERR(linger_set))
-		return PTR_ERR(linger_set);
-	t = kthread_run_on_cpu(linger_fn, NULL, cpu, "cmstat_client_linger/%u");
-	if (IS_ERR(t)) {
-		cmstat_counters_free(linger_set);
+	t = misuse_thread(linger_fn, cpu, &linger_set, 1,
+			  "cmstat_client_linger/%u");
+	if (IS_ERR(t))
 		return PTR_ERR(t);
-	}
 	linger_task = t;
-	return 0;
-}
-
-static int misuse_unlinger(void)
-{
-	if (!linger_task)
-		return -EINVAL;
-	kthread_stop(linger_task);
-	linger_task = NULL;
-	cmstat_counters_free(linger_set);
+	wake_up_process(t);
 	return 0;
 }
 
@@ -1651,7 +1654,7 @@ static int misuse_run(char *cmd)
 	if (!strcmp(cmd, "open") && arg)
 		return misuse_open(n);
 	if (!strcmp(cmd, "close"))
-		return misuse_close();
+		return misuse_stop(&open_task, open_set);
 	if (!strcmp(cmd, "leak") && arg)
 		return misuse_leak(n);
 	if (!strcmp(cmd, "cycle_create"))
@@ -1671,7 +1674,7 @@ static int misuse_run(char *cmd)
 	if (!strcmp(cmd, "linger") && arg)
 		return misuse_linger(n);
 	if (!strcmp(cmd, "unlinger"))
-		return misuse_unlinger();
+		return misuse_stop(&linger_task, linger_set);
 	if (!strcmp(cmd, "recycle_alloc"))
 		return recycle_alloc(n);
 	if (!strcmp(cmd, "recycle"))
@@ -1760,10 +1763,8 @@ static void __exit client_exit(void)
 {
 	debugfs_remove(client_dir);
 	tasklet_kill(&softirq_tasklet);
-	if (open_task)
-		misuse_close();
-	if (linger_task)
-		misuse_unlinger();
+	misuse_stop(&open_task, open_set);
+	misuse_stop(&linger_task, linger_set);
 	if (recycle_heap)
 		recycle_end();
 	merge_destroy();

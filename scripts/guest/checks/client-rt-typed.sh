@@ -11,34 +11,24 @@
 # Elsewhere the slab allocator frees them at once, and the same holds.
 # With cmstat as loaded by default, with accounting=0 and with
 # debug_free=1: each takes another path to the free.
-d=/sys/kernel/debug/cmstat_client_test
+. /etc/cmstat-check.sh
 case "$(uname -v)" in
 *PREEMPT_RT*) rt=1 ;;
 *) rt=0 ;;
 esac
-fail=0
-for params in "" "accounting=0" "debug_free=1"; do
-	if [ -n "$params" ]; then
-		rmmod cmstat && insmod /lib/cmstat/cmstat.ko $params || exit 1
-	fi
-	insmod /lib/cmstat/cmstat_client_test.ko || exit 1
-	echo "cmstat ${params:-default}:"
-	out=$(cat $d/rt_typed) || { echo "reading rt_typed failed"; fail=1; }
-	echo "$out"
-	echo "$out" | grep -q '^in hard interrupt context: yes;' || fail=1
+judge() {
+	echo "$1" | grep -q '^in hard interrupt context: yes;' || return 1
 	if [ $rt = 1 ]; then
-		echo "$out" | grep -q 'frees handed on: 0$' && fail=1
+		echo "$1" | grep -q 'frees handed on: 0$' && return 1
 		# Else nothing was checked.  KASAN's quarantine keeps them on
 		# the debug kernel, which is not PREEMPT_RT.
-		echo "$out" | grep -q ' 0 came back' &&
-			{ echo "no freed object came back"; fail=1; }
+		echo "$1" | grep -q ' 0 came back' &&
+			{ echo "no freed object came back"; return 1; }
 	else
-		echo "$out" | grep -q 'frees handed on: 0$' || fail=1
+		echo "$1" | grep -q 'frees handed on: 0$' || return 1
 	fi
-	echo "$out" | grep -q '^SLAB_TYPESAFE_BY_RCU: 64 freed, 0 changed' ||
-		fail=1
-	[ "$(echo "$out" | grep -c '^constructor.*, 0 without the pattern$')" = 2 ] ||
-		fail=1
-	rmmod cmstat_client_test || exit 1
-done
-exit $fail
+	echo "$1" | grep -q '^SLAB_TYPESAFE_BY_RCU: 64 freed, 0 changed' ||
+		return 1
+	[ "$(echo "$1" | grep -c '^constructor.*, 0 without the pattern$')" = 2 ]
+}
+client_each_load rt_typed judge
