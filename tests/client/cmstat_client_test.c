@@ -840,9 +840,14 @@ static enum hrtimer_restart rt_timer_fn(struct hrtimer *t)
 	return HRTIMER_NORESTART;
 }
 
-/* Run rt_work's two halves: from the hard timer, then under the lock. */
-static void rt_run(void (*work)(unsigned int half))
+/*
+ * Run rt_work's two halves: from the hard timer, then under the lock.
+ * Return: the frees cmstat handed on meanwhile.
+ */
+static unsigned long rt_run(void (*work)(unsigned int half))
 {
+	unsigned long handed_on = cmstat_frees_handed_on();
+
 	rt_work = work;
 	reinit_completion(&rt_done);
 	hrtimer_start(&rt_timer, ns_to_ktime(1000),
@@ -852,6 +857,7 @@ static void rt_run(void (*work)(unsigned int half))
 	raw_spin_lock(&rt_lock);
 	work(1);
 	raw_spin_unlock(&rt_lock);
+	return cmstat_frees_handed_on() - handed_on;
 }
 
 /*
@@ -1009,9 +1015,7 @@ static int rt_typed_show(struct seq_file *m, void *unused)
 	if (err)
 		goto out;
 	rt_rcu_changed = 0;
-	handed_on = cmstat_frees_handed_on();
-	rt_run(rt_typed_free);
-	handed_on = cmstat_frees_handed_on() - handed_on;
+	handed_on = rt_run(rt_typed_free);
 	rt_wait_handed_on();
 	seq_printf(m, "in hard interrupt context: %s; frees handed on: %lu\n",
 		   str_yes_no(rt_in_hardirq), handed_on);
@@ -1063,9 +1067,7 @@ static int rt_null_show(struct seq_file *m, void *unused)
 	rt_null_sizes[0] = 64;
 	rt_null_sizes[1] = 64;
 	if (rt_null_cache && rt_null_objs[0] && rt_null_objs[1]) {
-		handed_on = cmstat_frees_handed_on();
-		rt_run(rt_null_free);
-		handed_on = cmstat_frees_handed_on() - handed_on;
+		handed_on = rt_run(rt_null_free);
 		seq_printf(m, "in hard interrupt context: %s; resized in place: %u of 2; frees handed on: %lu\n",
 			   str_yes_no(rt_in_hardirq),
 			   (rt_null_sizes[0] == 60) + (rt_null_sizes[1] == 60),
@@ -1137,9 +1139,7 @@ static int rt_rcu_show(struct seq_file *m, void *unused)
 	if (err)
 		goto out_unlock;
 	rt_big_changed = 0;
-	handed_on = cmstat_frees_handed_on();
-	rt_run(rt_rcu_free);
-	handed_on = cmstat_frees_handed_on() - handed_on;
+	handed_on = rt_run(rt_rcu_free);
 	rt_wait_handed_on();
 	for (i = 0; i < RT_BIG_AGAIN; i++) {
 		p = cmstat_kmalloc(client_heap, RT_BIG_SIZE, GFP_KERNEL);
