@@ -335,10 +335,16 @@ static void alloc_bad_names(struct kunit *test)
 		"", ".", "..", "a/b", "with space", "tab\there", "new\nline",
 		"caf\xe9",	/* Latin-1: isalnum() says letter */
 		"\xc3\xa9t\xc3\xa9",	/* UTF-8 */
-		"abcdefghijklmnopqrstuvwxyz012345",	/* 32 characters */
 	};
+	/* The longest name, and one longer: any module's name fits. */
+	char longest[CMSTAT_HEAP_NAME_MAX + 2];
 	struct cmstat_heap *h;
 	unsigned int i;
+
+	memset(longest, 'a', CMSTAT_HEAP_NAME_MAX + 1);
+	longest[CMSTAT_HEAP_NAME_MAX + 1] = '\0';
+	KUNIT_EXPECT_PTR_EQ(test, cmstat_heap_create(longest), ERR_PTR(-EINVAL));
+	longest[CMSTAT_HEAP_NAME_MAX] = '\0';
 
 	KUNIT_EXPECT_PTR_EQ(test, cmstat_heap_create(NULL), ERR_PTR(-EINVAL));
 	for (i = 0; i < ARRAY_SIZE(bad); i++) {
@@ -351,11 +357,11 @@ static void alloc_bad_names(struct kunit *test)
 	}
 	/* "kunit" exists (the test's own heap). */
 	KUNIT_EXPECT_PTR_EQ(test, cmstat_heap_create("kunit"), ERR_PTR(-EEXIST));
-	h = cmstat_heap_create("abcdefghijklmnopqrstuvwxyz01234");
+	h = cmstat_heap_create(longest);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, h);
 	cmstat_heap_destroy(h);
 	/* The name is free again once destroyed. */
-	h = cmstat_heap_create("abcdefghijklmnopqrstuvwxyz01234");
+	h = cmstat_heap_create(longest);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, h);
 	cmstat_heap_destroy(h);
 	cmstat_heap_destroy(NULL);

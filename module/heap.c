@@ -605,8 +605,13 @@ struct cmstat_heap *cmstat_heap_create(const char *name)
 	struct cmstat_heap_priv *hp;
 	int err = 0;
 
-	if (!name || !cmstat_heap_name_ok(name))
+	if (!name || !cmstat_heap_name_ok(name)) {
+		pr_err_ratelimited("%pS: heap name \"%*pE\" refused: 1 to %d characters of [A-Za-z0-9_.-]\n",
+				   (void *)_RET_IP_,
+				   name ? (int)strnlen(name, 64) : 0, name,
+				   (int)CMSTAT_HEAP_NAME_MAX);
 		return ERR_PTR(-EINVAL);
+	}
 
 	hp = kzalloc(sizeof(*hp), GFP_KERNEL);
 	if (!hp)
@@ -630,6 +635,8 @@ struct cmstat_heap *cmstat_heap_create(const char *name)
 	}
 	mutex_unlock(&cmstat_heaps_lock);
 	if (err) {
+		pr_err_ratelimited("%pS: heap %s exists: each heap needs a name of its own\n",
+				   (void *)_RET_IP_, name);
 		cmstat_heap_release(hp, false);
 		return ERR_PTR(err);
 	}

@@ -32,9 +32,10 @@ ADOPTED=(
 	"null_blk drivers/block/null_blk"
 )
 
-# The one line: what a module author adds.
-adopt_line() {
-	echo "ccflags-y += -I\$(CMSTAT_INCLUDE) -include cmstat/adopt.h -DCMSTAT_ADOPT_HEAP=$1"
+# adopt MAKEFILE: the one line a module author adds, put first, where no
+# continuation of the file's own lines can take it in.
+adopt() {
+	sed -i '1i ccflags-y += -I$(CMSTAT_INCLUDE) -include cmstat/adopt.h' "$1"
 }
 
 # sections KO: "NAME SECTION SIZE" for each executable section of KO.
@@ -68,7 +69,7 @@ build() {
 	local name=$1 dir=$2
 	shift 2
 	cp -r "$ksrc/$dir" "$out/$name"
-	[[ $name == *-plain ]] || adopt_line "$name" >>"$out/$name/Makefile"
+	[[ $name == *-plain ]] || adopt "$out/$name/Makefile"
 	make -C "$kdir" M="$out/$name" W=1 CMSTAT_INCLUDE="$CMSTAT_ROOT/include" \
 		KBUILD_EXTRA_SYMBOLS="$tree/Module.symvers" "$@" modules \
 		>"$out/$name.log" 2>&1 && [ "$(build_problems "$out/$name.log")" = 0 ] &&

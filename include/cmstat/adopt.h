@@ -3,13 +3,14 @@
  * cmstat/adopt.h - a whole module's allocations on a heap of its own, with
  * one line in its Kbuild file:
  *
- *	ccflags-y += -I$(CMSTAT_INCLUDE) -include cmstat/adopt.h -DCMSTAT_ADOPT_HEAP=NAME
+ *	ccflags-y += -I$(CMSTAT_INCLUDE) -include cmstat/adopt.h
  *
  * Force-included ahead of every file of the module, it routes the
  * kmalloc() family, kfree_rcu() and the kmem_cache_*() calls of the
- * module's own code to cmstat, on the heap NAME, which exists from before
- * the module's init function to after its exit function.  How it does it,
- * in order:
+ * module's own code to cmstat, on a heap named after the module
+ * (KBUILD_MODNAME, or -DCMSTAT_ADOPT_HEAP=NAME), which exists from before
+ * the module's init function to after its exit function: each module of a
+ * directory that builds several gets its own.  How it does it, in order:
  *
  *  1. the kernel headers that declare allocators, or inlines that allocate
  *     or free the kernel's own memory, or hold struct kmem_cache pointers
@@ -30,7 +31,9 @@
  *     kernel's or cmstat's by the cache pointer's type;
  *  5. module_init() and module_exit() are wrapped: the heap is created
  *     before the module's init function and destroyed after its exit
- *     function and an rcu_barrier(), which kfree_rcu() needs.
+ *     function and an rcu_barrier(), which kfree_rcu() needs.  A module
+ *     without module_init() (a library) has no heap: modpost refuses it,
+ *     naming cmstat_adopt_heap_of_module_init.
  *
  * Documentation/allocator.rst, "Adopting a module", says what is routed
  * and what is not.
@@ -38,8 +41,10 @@
 #ifndef _CMSTAT_ADOPT_H
 #define _CMSTAT_ADOPT_H
 
-#ifndef CMSTAT_ADOPT_HEAP
-#error "cmstat/adopt.h needs -DCMSTAT_ADOPT_HEAP=<the heap's name>"
+#ifdef CMSTAT_ADOPT_HEAP
+#define __CMSTAT_ADOPT_NAME	__stringify(CMSTAT_ADOPT_HEAP)
+#else
+#define __CMSTAT_ADOPT_NAME	KBUILD_MODNAME
 #endif
 
 /* 1. */
@@ -140,15 +145,18 @@ static inline int __cmstat_kernel_cache_shrink(struct kmem_cache *s)
 			       cmstat_##fn, __cmstat_kernel_##fn)	\
 	 (cache, ##__VA_ARGS__))
 
-/* 5., and the heap every name of 4. allocates from. */
-extern struct cmstat_heap *__cmstat_adopt_heap;
-#define __CMSTAT_ADOPT_H	(__cmstat_adopt_heap)
+/*
+ * 5., and the heap every name of 4. allocates from.  Defined by
+ * module_init(): its name is what modpost says of a module without one.
+ */
+extern struct cmstat_heap *cmstat_adopt_heap_of_module_init;
+#define __CMSTAT_ADOPT_H	(cmstat_adopt_heap_of_module_init)
 
 /* Before the module's init and after a failed one, as after its exit. */
 static inline void __cmstat_adopt_heap_end(void)
 {
 	rcu_barrier();	/* the kfree_rcu()s: counted, not yet freed */
-	cmstat_heap_destroy(__cmstat_adopt_heap);
+	cmstat_heap_destroy(__CMSTAT_ADOPT_H);
 }
 
 static inline int __cmstat_adopt_init(int (*initfn)(void))
@@ -156,10 +164,10 @@ static inline int __cmstat_adopt_init(int (*initfn)(void))
 	struct cmstat_heap *heap;
 	int ret;
 
-	heap = cmstat_heap_create(__stringify(CMSTAT_ADOPT_HEAP));
+	heap = cmstat_heap_create(__CMSTAT_ADOPT_NAME);
 	if (IS_ERR(heap))
 		return PTR_ERR(heap);
-	__cmstat_adopt_heap = heap;
+	__CMSTAT_ADOPT_H = heap;
 	ret = initfn();
 	if (ret)
 		__cmstat_adopt_heap_end();
@@ -182,13 +190,14 @@ static inline void __cmstat_adopt_exit(void (*exitfn)(void))
  * module_init() - the adopted module's init function, run on its heap
  * @initfn: the module's init function
  *
- * As <linux/module.h>'s, with the heap %CMSTAT_ADOPT_HEAP created first:
- * if that fails, the module does not load, with its error.  If @initfn
+ * As <linux/module.h>'s, with the module's heap created first: if that
+ * fails, the module does not load, with its error (cmstat's log names the
+ * heap).  If @initfn
  * fails, the heap is destroyed after an rcu_barrier().  Defines the
  * module's heap pointer, so a module adopted needs a module_init().
  */
 #define module_init(initfn)						\
-	struct cmstat_heap *__cmstat_adopt_heap;			\
+	struct cmstat_heap *cmstat_adopt_heap_of_module_init;		\
 	static int __init __cmstat_adopt_##initfn(void)			\
 	{								\
 		return __cmstat_adopt_init(initfn);			\

@@ -21,6 +21,7 @@
 #include <linux/bitops.h>
 #include <linux/gfp.h>
 #include <linux/jump_label.h>
+#include <linux/module.h>
 #include <linux/overflow.h>
 #include <linux/slab.h>
 #include <linux/types.h>
@@ -53,8 +54,10 @@
 
 /**
  * CMSTAT_HEAP_NAME_MAX - the longest heap name, without the terminating NUL
+ *
+ * A module's name fits: an adopted module's heap is named after it.
  */
-#define CMSTAT_HEAP_NAME_MAX	31
+#define CMSTAT_HEAP_NAME_MAX	(MODULE_NAME_LEN - 1)
 
 /**
  * struct cmstat_heap - a named heap, as its clients see it
