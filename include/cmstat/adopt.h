@@ -63,6 +63,7 @@
 #include <linux/mempool.h>
 #include <linux/mm.h>
 #include <linux/module.h>
+#include <linux/parser.h>
 #include <linux/perf_event.h>
 #include <linux/pid_namespace.h>
 #include <linux/posix_acl.h>
@@ -341,6 +342,138 @@ static inline void *__cmstat_adopt_memdup_user(const void __user *src,
 
 #undef memdup_user
 #define memdup_user(src, len)	__cmstat_adopt_memdup_user(src, len)
+
+/*
+ * The rest of the kernel's helpers whose memory the module frees with
+ * kfree() or kvfree(), as lib/string_helpers.c and mm/util.c make it:
+ * the heap's, so that the free has an allocation to pair with.  Those the
+ * kernel has as inlines of pre-included headers (memdup_array_user()) are
+ * defined again here, or they would reach the kernel's memdup_user().
+ */
+static inline char *__cmstat_adopt_kmemdup_nul(const char *s, size_t len,
+					       gfp_t gfp)
+{
+	char *buf;
+
+	if (!s)
+		return NULL;
+	buf = cmstat_kmalloc(__CMSTAT_ADOPT_H, len + 1, gfp);
+	if (buf) {
+		memcpy(buf, s, len);
+		buf[len] = '\0';
+	}
+	return buf;
+}
+
+static inline void *__cmstat_adopt_memdup_user_nul(const void __user *src,
+						   size_t len)
+{
+	char *buf = cmstat_kmalloc(__CMSTAT_ADOPT_H, len + 1, GFP_KERNEL);
+
+	if (!buf)
+		return ERR_PTR(-ENOMEM);
+	if (copy_from_user(buf, src, len)) {
+		cmstat_kfree(__CMSTAT_ADOPT_H, buf);
+		return ERR_PTR(-EFAULT);
+	}
+	buf[len] = '\0';
+	return buf;
+}
+
+static inline void *__cmstat_adopt_vmemdup_user(const void __user *src,
+						size_t len)
+{
+	void *obj = cmstat_kvmalloc(__CMSTAT_ADOPT_H, len, GFP_USER);
+
+	if (!obj)
+		return ERR_PTR(-ENOMEM);
+	if (copy_from_user(obj, src, len)) {
+		cmstat_kvfree(__CMSTAT_ADOPT_H, obj);
+		return ERR_PTR(-EFAULT);
+	}
+	return obj;
+}
+
+static inline void *__cmstat_adopt_memdup_array_user(const void __user *src,
+						     size_t n, size_t size,
+						     bool kv)
+{
+	size_t len;
+
+	if (check_mul_overflow(n, size, &len))
+		return ERR_PTR(-EOVERFLOW);
+	return kv ? __cmstat_adopt_vmemdup_user(src, len) :
+		    __cmstat_adopt_memdup_user(src, len);
+}
+
+static inline char *__cmstat_adopt_strndup_user(const char __user *s, long n)
+{
+	long len = strnlen_user(s, n);
+	char *p;
+
+	if (!len)
+		return ERR_PTR(-EFAULT);
+	if (len > n)
+		return ERR_PTR(-EINVAL);
+	p = __cmstat_adopt_memdup_user(s, len);
+	if (!IS_ERR(p))
+		p[len - 1] = '\0';
+	return p;
+}
+
+static inline void *__cmstat_adopt_kvmemdup(const void *src, size_t len,
+					    gfp_t gfp)
+{
+	void *obj = cmstat_kvmalloc(__CMSTAT_ADOPT_H, len, gfp);
+
+	if (obj)
+		memcpy(obj, src, len);
+	return obj;
+}
+
+static inline void *__cmstat_adopt_kvmalloc_array_node(size_t n, size_t size,
+						       gfp_t gfp, int node)
+{
+	size_t len;
+
+	if (check_mul_overflow(n, size, &len))
+		return NULL;
+	return cmstat_kvmalloc_node(__CMSTAT_ADOPT_H, len, gfp, node);
+}
+
+static inline char *__cmstat_adopt_match_strdup(const substring_t *s)
+{
+	return __cmstat_adopt_kmemdup_nul(s->from, s->to - s->from,
+					  GFP_KERNEL);
+}
+
+#undef kmemdup_nul
+#define kmemdup_nul(s, len, gfp)	__cmstat_adopt_kmemdup_nul(s, len, gfp)
+#undef memdup_user_nul
+#define memdup_user_nul(src, len)	__cmstat_adopt_memdup_user_nul(src, len)
+#undef vmemdup_user
+#define vmemdup_user(src, len)	__cmstat_adopt_vmemdup_user(src, len)
+#undef memdup_array_user
+#define memdup_array_user(src, n, size)					\
+	__cmstat_adopt_memdup_array_user(src, n, size, false)
+#undef vmemdup_array_user
+#define vmemdup_array_user(src, n, size)				\
+	__cmstat_adopt_memdup_array_user(src, n, size, true)
+#undef strndup_user
+#define strndup_user(s, n)	__cmstat_adopt_strndup_user(s, n)
+#undef kvmemdup
+#define kvmemdup(src, len, gfp)	__cmstat_adopt_kvmemdup(src, len, gfp)
+#undef kvmalloc_array_node
+#define kvmalloc_array_node(n, size, gfp, node)				\
+	__cmstat_adopt_kvmalloc_array_node(n, size, gfp, node)
+#undef kvcalloc_node
+#define kvcalloc_node(n, size, gfp, node)				\
+	__cmstat_adopt_kvmalloc_array_node(n, size, (gfp) | __GFP_ZERO, node)
+#undef kmalloc_node_track_caller
+#define kmalloc_node_track_caller(size, gfp, node)			\
+	cmstat_kmalloc_node(__CMSTAT_ADOPT_H, size, gfp, node)
+#undef match_strdup
+#define match_strdup(s)		__cmstat_adopt_match_strdup(s)
 
 /*
  * kvrealloc(obj, size, gfp) since 6.12; kvrealloc(obj, old_size, size,
