@@ -134,6 +134,36 @@ void cmstat_kfree(struct cmstat_heap *heap, const void *obj)
 EXPORT_SYMBOL_GPL(cmstat_kfree);
 
 /**
+ * cmstat_kfree_const() - kfree_const() for a heap
+ * @heap: the heap it was allocated from
+ * @obj: memory cmstat_kfree() frees, or a string in the kernel's .rodata,
+ *	which is left alone; NULL is a no-op
+ *
+ * For what kstrdup_const() gives a module adopted (include/cmstat/adopt.h),
+ * or the kernel gives it.  What is not cmstat's goes to the kernel's own
+ * kfree_const(), which alone can tell the kernel's .rodata: a module
+ * cannot (__start_rodata is not exported).  Any context.
+ */
+void cmstat_kfree_const(struct cmstat_heap *heap, const void *obj)
+{
+	struct cmstat_owner owner;
+
+	if (ZERO_OR_NULL_PTR(obj))
+		return;
+	/* Neither direct map nor vmalloc(): the kernel image, on arm64. */
+	if (!is_vmalloc_addr(obj) && !virt_addr_valid(obj)) {
+		kfree_const(obj);
+		return;
+	}
+	cmstat_owner_of(obj, &owner);
+	if (owner.kind == CMSTAT_OWNER_FOREIGN)
+		kfree_const(obj);
+	else
+		cmstat_kfree_from(heap, obj, false, _RET_IP_);
+}
+EXPORT_SYMBOL_GPL(cmstat_kfree_const);
+
+/**
  * cmstat_kfree_sensitive() - cmstat_kfree(), zeroing the memory first
  * @heap: the heap it was allocated from
  * @obj: the memory, or NULL

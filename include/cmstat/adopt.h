@@ -74,7 +74,6 @@
 #include <linux/string.h>
 #include <linux/stringify.h>
 #include <linux/uaccess.h>
-#include <asm/sections.h>
 #include <crypto/aead.h>
 #include <crypto/hash.h>
 #ifdef CONFIG_NET
@@ -304,25 +303,20 @@ static inline void __cmstat_adopt_exit(void (*exitfn)(void))
 #define kvasprintf(gfp, fmt, ap)					\
 	cmstat_kvasprintf(__CMSTAT_ADOPT_H, gfp, fmt, ap)
 
-/* A string in the kernel's .rodata is not copied, as kstrdup_const(). */
-static inline const char *__cmstat_adopt_kstrdup_const(const char *s,
-						       gfp_t gfp)
-{
-	if (is_kernel_rodata((unsigned long)s))
-		return s;
-	return cmstat_kstrdup(__CMSTAT_ADOPT_H, s, gfp);
-}
-
-static inline void __cmstat_adopt_kfree_const(const void *obj)
-{
-	if (!is_kernel_rodata((unsigned long)obj))
-		cmstat_kfree(__CMSTAT_ADOPT_H, obj);
-}
-
+/*
+ * kstrdup_const() copies every string, the kernel's .rodata too, which a
+ * module cannot tell (__start_rodata is not exported): kfree_const() frees
+ * the copy, and leaves alone a string of the kernel's .rodata that the
+ * kernel's own kstrdup_const() gave the module.  kvasprintf_const() so.
+ */
 #undef kstrdup_const
-#define kstrdup_const(s, gfp)	__cmstat_adopt_kstrdup_const(s, gfp)
+#define kstrdup_const(s, gfp)						\
+	((const char *)cmstat_kstrdup(__CMSTAT_ADOPT_H, s, gfp))
+#undef kvasprintf_const
+#define kvasprintf_const(gfp, fmt, ap)					\
+	((const char *)cmstat_kvasprintf(__CMSTAT_ADOPT_H, gfp, fmt, ap))
 #undef kfree_const
-#define kfree_const(obj)	__cmstat_adopt_kfree_const(obj)
+#define kfree_const(obj)	cmstat_kfree_const(__CMSTAT_ADOPT_H, obj)
 
 /* memdup_user(): memory the module kfree()s, so the heap's. */
 static inline void *__cmstat_adopt_memdup_user(const void __user *src,

@@ -30,6 +30,7 @@
 
 void cmstat_kfree(struct cmstat_heap *heap, const void *obj);
 void cmstat_kfree_sensitive(struct cmstat_heap *heap, const void *obj);
+void cmstat_kfree_const(struct cmstat_heap *heap, const void *obj);
 bool __cmstat_kfree_deferred(struct cmstat_heap *heap, const void *obj);
 void __cmstat_kfree_rcu(struct cmstat_heap *heap, const void *obj,
 			size_t head_offset);

@@ -3,7 +3,7 @@
  * cmstat_adopt_helpers_test: a module adopted with the one line
  * (include/cmstat/adopt.h, force-included by tests/client/Kbuild for this
  * file alone), that calls each of the kernel's helpers whose memory a
- * module frees with kfree() or kvfree(), as a driver
+ * module frees with kfree(), kvfree() or kfree_const(), as a driver
  * would, with user memory where the helper copies from user space.  Each
  * object must count on the module's heap, one live object more while it
  * is held, and none once the module's own free has freed it: a helper
@@ -26,7 +26,7 @@
 
 #define T_PFX		KBUILD_MODNAME ": "
 #define USER_LEN	(4 * PAGE_SIZE)
-#define NR_CASES	11
+#define NR_CASES	13
 
 static struct cmstat_heap_stats before, held, after;
 static int before_err;
@@ -36,17 +36,22 @@ static unsigned int ncase, nfailed;
 /*
  * One case: @p is what the helper named @name returned (the snapshot
  * "before" taken ahead of it), @ok whether it holds what it should; freed
- * with kvfree() if @kv, else kfree(), as the helper's documentation says.
+ * @how the helper's documentation says.
  */
-static void helper_case(const char *name, const void *p, bool ok, bool kv)
+enum helper_free { BY_KFREE, BY_KVFREE, BY_KFREE_CONST };
+
+static void helper_case(const char *name, const void *p, bool ok,
+			enum helper_free how)
 {
 	int err = cmstat_heap_read(cmstat_adopt_heap_of_module_init, &held);
 	u64 live = held.live_objects - before.live_objects;
 
 	if (IS_ERR_OR_NULL(p))
 		ok = false;
-	else if (kv)
+	else if (how == BY_KVFREE)
 		kvfree(p);
+	else if (how == BY_KFREE_CONST)
+		kfree_const(p);
 	else
 		kfree(p);
 	if (!err)
@@ -72,23 +77,45 @@ static void helper_before(void)
 				      &before);
 }
 
+static __printf(1, 2) const char *as_const(const char *fmt, ...)
+{
+	const char *s;
+	va_list ap;
+
+	va_start(ap, fmt);
+	s = kvasprintf_const(GFP_KERNEL, fmt, ap);
+	va_end(ap);
+	return s;
+}
+
 static void strings_cases(void)
 {
 	substring_t sub = { .from = (char *)"token=abc", };
+	const char *c;
 	char *s;
 
 	helper_before();
 	s = kmemdup_nul("abcdef", 3, GFP_KERNEL);
-	helper_case("kmemdup_nul", s, s && !strcmp(s, "abc"), false);
+	helper_case("kmemdup_nul", s, s && !strcmp(s, "abc"), BY_KFREE);
 
 	sub.to = sub.from + 5;
 	helper_before();
 	s = match_strdup(&sub);
-	helper_case("match_strdup", s, s && !strcmp(s, "token"), false);
+	helper_case("match_strdup", s, s && !strcmp(s, "token"), BY_KFREE);
+
+	helper_before();
+	c = kstrdup_const("a literal", GFP_KERNEL);
+	helper_case("kstrdup_const", c, c && !strcmp(c, "a literal"),
+		    BY_KFREE_CONST);
+
+	helper_before();
+	c = as_const("n=%d", 42);
+	helper_case("kvasprintf_const", c, c && !strcmp(c, "n=42"),
+		    BY_KFREE_CONST);
 
 	helper_before();
 	s = kvmemdup("xyz", 4, GFP_KERNEL);
-	helper_case("kvmemdup", s, s && !strcmp(s, "xyz"), true);
+	helper_case("kvmemdup", s, s && !strcmp(s, "xyz"), BY_KVFREE);
 }
 
 static void alloc_cases(void)
@@ -97,11 +124,11 @@ static void alloc_cases(void)
 
 	helper_before();
 	p = kmalloc_node_track_caller(64, GFP_KERNEL, NUMA_NO_NODE);
-	helper_case("kmalloc_node_track_caller", p, true, false);
+	helper_case("kmalloc_node_track_caller", p, true, BY_KFREE);
 
 	helper_before();
 	p = kvcalloc_node(3, 1000, GFP_KERNEL, NUMA_NO_NODE);
-	helper_case("kvcalloc_node", p, p && !memchr_inv(p, 0, 3000), true);
+	helper_case("kvcalloc_node", p, p && !memchr_inv(p, 0, 3000), BY_KVFREE);
 }
 
 static void user_cases(void)
@@ -112,26 +139,26 @@ static void user_cases(void)
 	helper_before();
 	p = memdup_user_nul(u, 5);
 	helper_case("memdup_user_nul", p, !IS_ERR(p) && !strcmp(p, "hello"),
-		    false);
+		    BY_KFREE);
 
 	helper_before();
 	p = strndup_user(u, 32);
 	helper_case("strndup_user", p, !IS_ERR(p) && !strcmp(p, "hello world"),
-		    false);
+		    BY_KFREE);
 
 	helper_before();
 	p = memdup_array_user(u, 3, 2);
 	helper_case("memdup_array_user", p, !IS_ERR(p) && !memcmp(p, "hello ", 6),
-		    false);
+		    BY_KFREE);
 
 	helper_before();
 	p = vmemdup_user(u, USER_LEN);
 	helper_case("vmemdup_user", p, !IS_ERR(p) && !memcmp(p, "hello", 5),
-		    true);
+		    BY_KVFREE);
 
 	helper_before();
 	p = vmemdup_array_user(u, 2, 3 * PAGE_SIZE / 2);
-	helper_case("vmemdup_array_user", p, !IS_ERR(p), true);
+	helper_case("vmemdup_array_user", p, !IS_ERR(p), BY_KVFREE);
 }
 
 /* A size that overflows allocates nothing, and counts nothing. */
