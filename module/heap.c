@@ -292,6 +292,7 @@ void cmstat_heap_unmap_cache(struct cmstat_heap *heap, struct cmstat_cache *cc)
 		    cmstat_heap_by_slab_slot(heap, i + 1)->slab)
 			break;
 		WRITE_ONCE(slot->cc, NULL);
+		/* Pairs with cmstat_heap_cache_of()'s acquire, as above. */
 		smp_store_release(&slot->slab, NULL);
 	}
 	mutex_unlock(&cmstat_heaps_lock);

@@ -213,7 +213,6 @@ static inline void __cmstat_adopt_exit(void (*exitfn)(void))
 		__alias(__cmstat_adopt_##exitfn) void cleanup_module(void); \
 	___ADDRESSABLE(cleanup_module, __exitdata)
 
-
 /* 4. The kmalloc() family. */
 #undef kmalloc
 #define kmalloc(size, gfp)	cmstat_kmalloc(__CMSTAT_ADOPT_H, size, gfp)

@@ -75,7 +75,7 @@
  * a live typed cache's slab cache.  module/heap.c writes it.
  */
 #define CMSTAT_HEAP_BY_SLAB_BITS	6
-#define CMSTAT_HEAP_BY_SLAB		(1 << CMSTAT_HEAP_BY_SLAB_BITS)
+#define CMSTAT_HEAP_BY_SLAB		BIT(CMSTAT_HEAP_BY_SLAB_BITS)
 static_assert(CMSTAT_HEAP_BY_SLAB == 2 * CMSTAT_HEAP_CACHES);
 #define CMSTAT_SLAB_GONE		((struct kmem_cache *)1)
 

@@ -64,8 +64,8 @@ static bool adopt_moved(u64 mallocs, u64 frees)
 	u64 m = adopt_after.cache_mallocs - adopt_before.cache_mallocs;
 	u64 f = adopt_after.cache_frees - adopt_before.cache_frees;
 
-	adopt_ktap("    # cache_mallocs +%llu (want %llu), cache_frees +%llu (want %llu), cache_live_objects %llu\n",
-		m, mallocs, f, frees, adopt_after.cache_live_objects);
+	adopt_ktap("    # cache_mallocs +%llu (want %llu), frees +%llu (want %llu), live %llu\n",
+		   m, mallocs, f, frees, adopt_after.cache_live_objects);
 	return m == mallocs && f == frees;
 }
 
@@ -185,10 +185,9 @@ static int __init adopt_test_init(void)
 		ok = adopt_cases[i].fn();
 		failed += !ok;
 		adopt_ktap("%sok %u %s\n", ok ? "" : "not ", i + 1,
-			adopt_cases[i].name);
+			   adopt_cases[i].name);
 	}
-	if (adopt_cache)
-		kmem_cache_destroy(adopt_cache);
+	kmem_cache_destroy(adopt_cache);	/* a case failed before its own */
 	return failed ? -EINVAL : 0;
 }
 
