@@ -271,8 +271,9 @@ static void cmstat_heap_map_cache(struct cmstat_heap *heap,
  */
 void cmstat_heap_unmap_cache(struct cmstat_heap *heap, struct cmstat_cache *cc)
 {
-	unsigned int i, n, h = hash_ptr(cc->slab, CMSTAT_HEAP_BY_SLAB_BITS);
+	unsigned int h = hash_ptr(cc->slab, CMSTAT_HEAP_BY_SLAB_BITS);
 	struct cmstat_heap_by_slab *slot;
+	unsigned int i, n, live;
 
 	mutex_lock(&cmstat_heaps_lock);
 	for (i = 0; i < CMSTAT_HEAP_BY_SLAB; i++) {
@@ -284,12 +285,25 @@ void cmstat_heap_unmap_cache(struct cmstat_heap *heap, struct cmstat_cache *cc)
 			break;
 		}
 	}
-	/* Trailing tombstones, last first: on no key's probe. */
+	/*
+	 * Trailing tombstones, last first: on no key's probe.  And when no
+	 * live key is left, every tombstone: so that a heap whose caches
+	 * come and go does not end with a table of tombstones, which every
+	 * lookup of a kernel's cache would probe whole.
+	 */
+	for (n = 0, live = 0; n < CMSTAT_HEAP_BY_SLAB; n++) {
+		slot = cmstat_heap_by_slab_slot(heap, n);
+		live += slot->slab && slot->slab != CMSTAT_SLAB_GONE;
+	}
 	for (n = 0, i = h + i; n < CMSTAT_HEAP_BY_SLAB;
 	     n++, i += CMSTAT_HEAP_BY_SLAB - 1) {
 		slot = cmstat_heap_by_slab_slot(heap, i);
-		if (slot->slab != CMSTAT_SLAB_GONE ||
-		    cmstat_heap_by_slab_slot(heap, i + 1)->slab)
+		if (slot->slab != CMSTAT_SLAB_GONE) {
+			if (live)
+				break;
+			continue;
+		}
+		if (live && cmstat_heap_by_slab_slot(heap, i + 1)->slab)
 			break;
 		WRITE_ONCE(slot->cc, NULL);
 		/* Pairs with cmstat_heap_cache_of()'s acquire, as above. */
