@@ -233,7 +233,8 @@ static void cache_by_slab(struct kunit *test)
 	for (i = 0; i < CMSTAT_HEAP_CACHES; i++)
 		cmstat_cache_destroy(caches[i]);
 	for (i = 0; i < CMSTAT_HEAP_BY_SLAB; i++)
-		KUNIT_EXPECT_NULL(test, ctx->heap->by_slab[i].slab);
+		KUNIT_EXPECT_PTR_EQ(test, ctx->heap->by_slab[i].slab,
+				    CMSTAT_SLAB_EMPTY);
 	kmem_cache_destroy(kernel);
 }
 

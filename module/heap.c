@@ -228,9 +228,9 @@ static void cmstat_cut_add(struct cmstat_cut *cut,
  * smp_store_release() of its @slab, which pairs with the reader's
  * smp_load_acquire() of it: the reader that sees the key sees the @cc
  * written before, and the cache @cc points to, made before.  A destroyed
- * cache's slot becomes CMSTAT_SLAB_GONE, not NULL, so that a lookup of a
+ * cache's slot becomes CMSTAT_SLAB_GONE, not empty, so that a lookup of a
  * key stored further along the probe goes on past it; a tombstone with a
- * slot never used after it is never on any key's probe, and becomes NULL
+ * slot never used after it is never on any key's probe, and becomes empty
  * again, with those before it.  An insertion takes the first free or
  * tombstone slot of its probe: with at most %CMSTAT_HEAP_CACHES live in
  * twice as many slots, it always finds one.
@@ -241,6 +241,35 @@ cmstat_heap_by_slab_slot(struct cmstat_heap *heap, unsigned int i)
 	return &heap->by_slab[i % CMSTAT_HEAP_BY_SLAB];
 }
 
+/**
+ * __cmstat_heap_cache_probe() - cmstat_heap_cache_of(), past the home slot
+ * @heap: the heap
+ * @s: a slab cache, any, or NULL
+ *
+ * For the inline cmstat_heap_cache_of().  Not for direct use.
+ *
+ * Return: as cmstat_heap_cache_of().
+ */
+struct cmstat_cache *__cmstat_heap_cache_probe(const struct cmstat_heap *heap,
+					       const struct kmem_cache *s)
+{
+	unsigned int i, h = hash_ptr(s, CMSTAT_HEAP_BY_SLAB_BITS);
+	const struct cmstat_heap_by_slab *slot;
+	const struct kmem_cache *key;
+
+	for (i = 0; i < CMSTAT_HEAP_BY_SLAB; i++) {
+		slot = &heap->by_slab[(h + i) % CMSTAT_HEAP_BY_SLAB];
+		/* Pairs with cmstat_heap_map_cache()'s release. */
+		key = smp_load_acquire(&slot->slab);
+		if (key == s)
+			return READ_ONCE(slot->cc);
+		if (key == CMSTAT_SLAB_EMPTY)
+			return NULL;
+	}
+	return NULL;
+}
+EXPORT_SYMBOL_GPL(__cmstat_heap_cache_probe);
+
 static void cmstat_heap_map_cache(struct cmstat_heap *heap,
 				  struct cmstat_cache *cc)
 {
@@ -250,7 +279,8 @@ static void cmstat_heap_map_cache(struct cmstat_heap *heap,
 	lockdep_assert_held(&cmstat_heaps_lock);
 	for (i = 0; i < CMSTAT_HEAP_BY_SLAB; i++) {
 		slot = cmstat_heap_by_slab_slot(heap, h + i);
-		if (!slot->slab || slot->slab == CMSTAT_SLAB_GONE) {
+		if (slot->slab == CMSTAT_SLAB_EMPTY ||
+		    slot->slab == CMSTAT_SLAB_GONE) {
 			WRITE_ONCE(slot->cc, cc);
 			/* Pairs with cmstat_heap_cache_of()'s acquire. */
 			smp_store_release(&slot->slab, cc->slab);
@@ -278,7 +308,7 @@ void cmstat_heap_unmap_cache(struct cmstat_heap *heap, struct cmstat_cache *cc)
 	mutex_lock(&cmstat_heaps_lock);
 	for (i = 0; i < CMSTAT_HEAP_BY_SLAB; i++) {
 		slot = cmstat_heap_by_slab_slot(heap, h + i);
-		if (!slot->slab)
+		if (slot->slab == CMSTAT_SLAB_EMPTY)
 			break;
 		if (slot->slab == cc->slab && slot->cc == cc) {
 			WRITE_ONCE(slot->slab, CMSTAT_SLAB_GONE);
@@ -293,7 +323,8 @@ void cmstat_heap_unmap_cache(struct cmstat_heap *heap, struct cmstat_cache *cc)
 	 */
 	for (n = 0, live = 0; n < CMSTAT_HEAP_BY_SLAB; n++) {
 		slot = cmstat_heap_by_slab_slot(heap, n);
-		live += slot->slab && slot->slab != CMSTAT_SLAB_GONE;
+		live += slot->slab != CMSTAT_SLAB_EMPTY &&
+			slot->slab != CMSTAT_SLAB_GONE;
 	}
 	for (n = 0, i = h + i; n < CMSTAT_HEAP_BY_SLAB;
 	     n++, i += CMSTAT_HEAP_BY_SLAB - 1) {
@@ -303,11 +334,12 @@ void cmstat_heap_unmap_cache(struct cmstat_heap *heap, struct cmstat_cache *cc)
 				break;
 			continue;
 		}
-		if (live && cmstat_heap_by_slab_slot(heap, i + 1)->slab)
+		if (live &&
+		    cmstat_heap_by_slab_slot(heap, i + 1)->slab != CMSTAT_SLAB_EMPTY)
 			break;
 		WRITE_ONCE(slot->cc, NULL);
 		/* Pairs with cmstat_heap_cache_of()'s acquire, as above. */
-		smp_store_release(&slot->slab, NULL);
+		smp_store_release(&slot->slab, CMSTAT_SLAB_EMPTY);
 	}
 	mutex_unlock(&cmstat_heaps_lock);
 }
@@ -696,6 +728,7 @@ static void cmstat_reap(struct work_struct *work)
 struct cmstat_heap *cmstat_heap_create(const char *name)
 {
 	struct cmstat_heap_priv *hp;
+	unsigned int i;
 	int err = 0;
 
 	if (!name || !cmstat_heap_name_ok(name))
@@ -712,6 +745,8 @@ struct cmstat_heap *cmstat_heap_create(const char *name)
 		return ERR_PTR(err);
 	}
 	hp->heap.slots = hp->stats->delta;
+	for (i = 0; i < CMSTAT_HEAP_BY_SLAB; i++)
+		hp->heap.by_slab[i].slab = CMSTAT_SLAB_EMPTY;
 	cmstat_counters_sum_into(hp->stats, cmstat_heaps_sum);
 
 	mutex_lock(&cmstat_heaps_lock);

@@ -70,20 +70,23 @@
  * A heap's typed caches by their slab cache (struct cmstat_heap's
  * @by_slab): open addressing, linear probing from hash_ptr() of the slab
  * pointer, over twice as many slots as a heap has caches, so that at most
- * half are live.  A slot's @slab is NULL (never used: a lookup ends
- * there), CMSTAT_SLAB_GONE (its cache was destroyed: a lookup goes on) or
- * a live typed cache's slab cache.  module/heap.c writes it.
+ * half are live.  A slot's @slab is CMSTAT_SLAB_EMPTY (never used, or
+ * cleared: a lookup ends there), CMSTAT_SLAB_GONE (its cache was
+ * destroyed: a lookup goes on) or a live typed cache's slab cache; never
+ * NULL, so that no lookup of NULL matches.  module/heap.c writes it.
  */
 #define CMSTAT_HEAP_BY_SLAB_BITS	6
 #define CMSTAT_HEAP_BY_SLAB		BIT(CMSTAT_HEAP_BY_SLAB_BITS)
 static_assert(CMSTAT_HEAP_BY_SLAB == 2 * CMSTAT_HEAP_CACHES);
-#define CMSTAT_SLAB_GONE		((struct kmem_cache *)1)
+#define CMSTAT_SLAB_EMPTY		((struct kmem_cache *)1)
+#define CMSTAT_SLAB_GONE		((struct kmem_cache *)2)
 
 struct cmstat_cache;
 
 /**
  * struct cmstat_heap_by_slab - a slot of a heap's table of typed caches
- * @slab: the key: a typed cache's slab cache, NULL or %CMSTAT_SLAB_GONE
+ * @slab: the key: a typed cache's slab cache, %CMSTAT_SLAB_EMPTY or
+ *	%CMSTAT_SLAB_GONE
  * @cc: the typed cache whose slab cache @slab is
  */
 struct cmstat_heap_by_slab {
