@@ -7,7 +7,9 @@
  * class caches, and through kmalloc().  Then, at 8 and 256 B, what costs
  * more or less: cmstat with GFP_ATOMIC, cmstat with a size known only at
  * run time, the raw cache freed with kfree(), as cmstat frees; a typed
- * cache of the same geometry as the raw cache; and cmstat_kmalloc() freed
+ * cache of the same geometry as the raw cache, by cmstat_cache_alloc() and
+ * as a module adopted with include/cmstat/adopt.h reaches it (its slab
+ * cache looked up in the heap, then the same); and cmstat_kmalloc() freed
  * by the unsized cmstat_kfree(), to set beside the main table's kmalloc().
  */
 
@@ -37,7 +39,35 @@ enum pair_kind {
 	PAIR_KMALLOC,		/* kmalloc() and kfree() */
 	PAIR_TYPED,		/* cmstat_cache_alloc() and cmstat_cache_free() */
 	PAIR_CMSTAT_UNSIZED,	/* cmstat_kmalloc() and cmstat_kfree() */
+	PAIR_ADOPTED,		/* kmem_cache_alloc() and _free() of adopt.h */
 };
+
+/*
+ * What include/cmstat/adopt.h's kmem_cache_alloc() and kmem_cache_free()
+ * do with a module's cache, which the module holds as its slab cache: the
+ * typed cache looked up in the heap, then cmstat's; the kernel's for any
+ * other cache.
+ */
+static __always_inline void *adopted_alloc(struct alloc_case *c, gfp_t gfp)
+{
+	struct kmem_cache *s = READ_ONCE(c->typed)->slab;
+	struct cmstat_cache *cc = cmstat_heap_cache_of(c->heap, s);
+
+	if (likely(cc))
+		return cmstat_cache_alloc(cc, gfp);
+	return kmem_cache_alloc(s, gfp);
+}
+
+static __always_inline void adopted_free(struct alloc_case *c, void *p)
+{
+	struct kmem_cache *s = READ_ONCE(c->typed)->slab;
+	struct cmstat_cache *cc = cmstat_heap_cache_of(c->heap, s);
+
+	if (likely(cc))
+		cmstat_cache_free(cc, p);
+	else
+		kmem_cache_free(s, p);
+}
 
 static __always_inline void *pair_alloc(struct alloc_case *c,
 					enum pair_kind kind, size_t size)
@@ -54,6 +84,8 @@ static __always_inline void *pair_alloc(struct alloc_case *c,
 		return cmstat_cache_alloc(c->typed, GFP_KERNEL);
 	case PAIR_CMSTAT_UNSIZED:
 		return cmstat_kmalloc(c->heap, size, GFP_KERNEL);
+	case PAIR_ADOPTED:
+		return adopted_alloc(c, GFP_KERNEL);
 	default:
 		return kmalloc(size, GFP_KERNEL);
 	}
@@ -76,6 +108,9 @@ static __always_inline void pair_free(struct alloc_case *c,
 		break;
 	case PAIR_CMSTAT_UNSIZED:
 		cmstat_kfree(c->heap, p);
+		break;
+	case PAIR_ADOPTED:
+		adopted_free(c, p);
 		break;
 	default:
 		kfree(p);
@@ -118,6 +153,8 @@ static __always_inline int pairs_by_kind(struct alloc_case *c,
 		return pairs(c, iters, PAIR_TYPED, size);
 	case PAIR_CMSTAT_UNSIZED:
 		return pairs(c, iters, PAIR_CMSTAT_UNSIZED, size);
+	case PAIR_ADOPTED:
+		return pairs(c, iters, PAIR_ADOPTED, size);
 	default:
 		return pairs(c, iters, PAIR_KMALLOC, size);
 	}
@@ -258,6 +295,9 @@ static int time_extra(struct alloc_case *c, const struct pairs_size *ps,
 	if (!err)
 		err = time_pairs(c, "alloc_extra", "cmstat_cache", ps->fn,
 				 PAIR_TYPED, iters);
+	if (!err)
+		err = time_pairs(c, "alloc_extra", "cmstat_cache_adopted",
+				 ps->fn, PAIR_ADOPTED, iters);
 	cmstat_cache_destroy(c->typed);
 	if (!err)
 		err = time_pairs(c, "alloc_extra", "cmstat_kmalloc_kfree",
@@ -293,7 +333,9 @@ int cmstat_bench_allocs(unsigned long iters)
  * cmstat_bench_alloc_budget() - alloc + free pairs, for the budget group
  * @iters: pairs per case
  *
- * At 8 and 256 B, with the size a constant and known only at run time.
+ * At 8 and 256 B, with the size a constant and known only at run time;
+ * then a bare kmem_cache, a typed cache of the same geometry, and the
+ * typed cache as a module adopted with include/cmstat/adopt.h reaches it.
  *
  * Return: 0, a cmstat_heap_create() error, or -ENOMEM.
  */
@@ -309,6 +351,9 @@ int cmstat_bench_alloc_budget(unsigned long iters)
 		{ "alloc_free_runtime_size", 8, pairs_runtime },
 		{ "alloc_free_runtime_size", 256, pairs_runtime },
 	};
+	static const struct pairs_size cache_sizes[] = {
+		{ 8, pairs_8 }, { 256, pairs_256 },
+	};
 	struct alloc_case c = { };
 	unsigned int i;
 	int err = 0;
@@ -320,6 +365,26 @@ int cmstat_bench_alloc_budget(unsigned long iters)
 		c.size = cases[i].size;
 		err = time_pairs(&c, "budget", cases[i].name, cases[i].fn,
 				 PAIR_CMSTAT, iters);
+	}
+	for (i = 0; i < ARRAY_SIZE(cache_sizes) && !err; i++) {
+		c.size = cache_sizes[i].size;
+		err = make_cache(&c);
+		if (!err)
+			err = time_pairs(&c, "budget", "kmem_cache_alloc_free",
+					 cache_sizes[i].fn, PAIR_CACHE, iters);
+		kmem_cache_destroy(c.cache);
+		c.typed = err ? NULL :
+			  cmstat_cache_create_usercopy(c.heap, "cmstat_bench_typed",
+						       c.size, c.size & -c.size,
+						       0, 0, c.size, NULL);
+		err = err ?: c.typed ? 0 : -ENOMEM;
+		if (!err)
+			err = time_pairs(&c, "budget", "typed_alloc_free",
+					 cache_sizes[i].fn, PAIR_TYPED, iters);
+		if (!err)
+			err = time_pairs(&c, "budget", "adopted_alloc_free",
+					 cache_sizes[i].fn, PAIR_ADOPTED, iters);
+		cmstat_cache_destroy(c.typed);
 	}
 	cmstat_heap_destroy(c.heap);
 	return err;

@@ -180,6 +180,64 @@ static void cache_columns(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ctx->now.cache_live_objects, 0);
 }
 
+/*
+ * cmstat_heap_cache_of(), what an adopted module's kmem_cache_*() calls
+ * look their cache up with: every live typed cache found by its slab
+ * cache, through rounds of caches destroyed and made in a scrambled
+ * order; a destroyed one, a kernel's cache and NULL never; and once all
+ * are destroyed, no tombstone left in the table.
+ */
+static void cache_by_slab(struct kunit *test)
+{
+	struct slab_test_ctx *ctx = test->priv;
+	struct kmem_cache *gone[CMSTAT_HEAP_CACHES / 2];
+	struct cmstat_cache *caches[CMSTAT_HEAP_CACHES] = {};
+	struct kmem_cache *kernel;
+	unsigned int i, j, round;
+	char name[24];
+
+	kernel = kmem_cache_create("kunit_kernel", 64, 0, 0, NULL);
+	KUNIT_ASSERT_NOT_NULL(test, kernel);
+	for (round = 0; round < 5; round++) {
+		for (i = 0; i < CMSTAT_HEAP_CACHES; i++) {
+			if (caches[i])
+				continue;
+			snprintf(name, sizeof(name), "kunit_bs%u_%u", round, i);
+			caches[i] = cmstat_cache_create(ctx->heap, name, 40,
+							0, 0, NULL);
+			KUNIT_ASSERT_NOT_NULL(test, caches[i]);
+		}
+		for (i = 0; i < CMSTAT_HEAP_CACHES; i++)
+			KUNIT_EXPECT_PTR_EQ(test, caches[i],
+					    cmstat_heap_cache_of(ctx->heap,
+								 caches[i]->slab));
+		KUNIT_EXPECT_NULL(test, cmstat_heap_cache_of(ctx->heap, kernel));
+		KUNIT_EXPECT_NULL(test, cmstat_heap_cache_of(ctx->heap, NULL));
+		/* Half of them, a different half each round. */
+		for (j = 0; j < CMSTAT_HEAP_CACHES / 2; j++) {
+			i = (j * 7 + round * 5) % CMSTAT_HEAP_CACHES;
+			if (!caches[i]) {
+				gone[j] = NULL;
+				continue;
+			}
+			gone[j] = caches[i]->slab;
+			cmstat_cache_destroy(caches[i]);
+			caches[i] = NULL;
+		}
+		for (j = 0; j < CMSTAT_HEAP_CACHES / 2; j++)
+			if (gone[j])
+				KUNIT_EXPECT_NULL(test,
+						  cmstat_heap_cache_of(ctx->heap,
+								       gone[j]));
+	}
+	for (i = 0; i < CMSTAT_HEAP_CACHES; i++)
+		cmstat_cache_destroy(caches[i]);
+	for (i = 0; i < CMSTAT_HEAP_BY_SLAB; i++)
+		KUNIT_EXPECT_PTR_EQ(test, ctx->heap->by_slab[i].slab,
+				    CMSTAT_SLAB_EMPTY);
+	kmem_cache_destroy(kernel);
+}
+
 /* A cache that still holds objects is left, and destroyed once empty. */
 static void cache_destroy_with_live(struct kunit *test)
 {
@@ -480,6 +538,7 @@ static void dup_family(struct kunit *test)
 static struct kunit_case slab_cases[] = {
 	KUNIT_CASE(cache_exact),
 	KUNIT_CASE(cache_columns),
+	KUNIT_CASE(cache_by_slab),
 	KUNIT_CASE(cache_destroy_with_live),
 	KUNIT_CASE(cache_bulk),
 	KUNIT_CASE(kfree_counts_what_kmalloc_did),

@@ -152,6 +152,7 @@ void cmstat_cache_destroy(struct cmstat_cache *cc)
 			return;
 		}
 	}
+	cmstat_heap_unmap_cache(cc->heap, cc);
 	cmstat_owner_del_cache(cp);
 	cmstat_free_later_flush();	/* objects whose free was handed on */
 	if (cmstat_cache_drain_rcu(cc->slab))

@@ -23,6 +23,7 @@
 
 #include <linux/ctype.h>
 #include <linux/debugfs.h>
+#include <linux/hash.h>
 #include <linux/list.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
@@ -220,6 +221,129 @@ static void cmstat_cut_add(struct cmstat_cut *cut,
 	}
 }
 
+/*
+ * A heap's table of typed caches by slab cache (struct cmstat_heap_by_slab,
+ * read by the inline cmstat_heap_cache_of()): written under
+ * cmstat_heaps_lock, read without a lock.  A slot is published by the
+ * smp_store_release() of its @slab, which pairs with the reader's
+ * smp_load_acquire() of it: the reader that sees the key sees the @cc
+ * written before, and the cache @cc points to, made before.  A destroyed
+ * cache's slot becomes CMSTAT_SLAB_GONE, not empty, so that a lookup of a
+ * key stored further along the probe goes on past it; a tombstone with a
+ * slot never used after it is never on any key's probe, and becomes empty
+ * again, with those before it.  An insertion takes the first free or
+ * tombstone slot of its probe: with at most %CMSTAT_HEAP_CACHES live in
+ * twice as many slots, it always finds one.
+ */
+static struct cmstat_heap_by_slab *
+cmstat_heap_by_slab_slot(struct cmstat_heap *heap, unsigned int i)
+{
+	return &heap->by_slab[i % CMSTAT_HEAP_BY_SLAB];
+}
+
+/**
+ * __cmstat_heap_cache_probe() - cmstat_heap_cache_of(), past the home slot
+ * @heap: the heap
+ * @s: a slab cache, any, or NULL
+ *
+ * For the inline cmstat_heap_cache_of().  Not for direct use.
+ *
+ * Return: as cmstat_heap_cache_of().
+ */
+struct cmstat_cache *__cmstat_heap_cache_probe(const struct cmstat_heap *heap,
+					       const struct kmem_cache *s)
+{
+	unsigned int i, h = hash_ptr(s, CMSTAT_HEAP_BY_SLAB_BITS);
+	const struct cmstat_heap_by_slab *slot;
+	const struct kmem_cache *key;
+
+	for (i = 0; i < CMSTAT_HEAP_BY_SLAB; i++) {
+		slot = &heap->by_slab[(h + i) % CMSTAT_HEAP_BY_SLAB];
+		/* Pairs with cmstat_heap_map_cache()'s release. */
+		key = smp_load_acquire(&slot->slab);
+		if (key == s)
+			return READ_ONCE(slot->cc);
+		if (key == CMSTAT_SLAB_EMPTY)
+			return NULL;
+	}
+	return NULL;
+}
+EXPORT_SYMBOL_GPL(__cmstat_heap_cache_probe);
+
+static void cmstat_heap_map_cache(struct cmstat_heap *heap,
+				  struct cmstat_cache *cc)
+{
+	unsigned int i, h = hash_ptr(cc->slab, CMSTAT_HEAP_BY_SLAB_BITS);
+	struct cmstat_heap_by_slab *slot;
+
+	lockdep_assert_held(&cmstat_heaps_lock);
+	for (i = 0; i < CMSTAT_HEAP_BY_SLAB; i++) {
+		slot = cmstat_heap_by_slab_slot(heap, h + i);
+		if (slot->slab == CMSTAT_SLAB_EMPTY ||
+		    slot->slab == CMSTAT_SLAB_GONE) {
+			WRITE_ONCE(slot->cc, cc);
+			/* Pairs with cmstat_heap_cache_of()'s acquire. */
+			smp_store_release(&slot->slab, cc->slab);
+			return;
+		}
+	}
+	WARN_ON_ONCE(1);	/* more live caches than CMSTAT_HEAP_CACHES */
+}
+
+/**
+ * cmstat_heap_unmap_cache() - take a typed cache out of its heap's table
+ * @heap: the heap
+ * @cc: the cache, whose slab cache is about to be destroyed
+ *
+ * Before kmem_cache_destroy() of @cc's slab cache: from then on,
+ * cmstat_heap_cache_of() never returns @cc, whatever slab cache the kernel
+ * makes at the same address.
+ */
+void cmstat_heap_unmap_cache(struct cmstat_heap *heap, struct cmstat_cache *cc)
+{
+	unsigned int h = hash_ptr(cc->slab, CMSTAT_HEAP_BY_SLAB_BITS);
+	struct cmstat_heap_by_slab *slot;
+	unsigned int i, n, live;
+
+	mutex_lock(&cmstat_heaps_lock);
+	for (i = 0; i < CMSTAT_HEAP_BY_SLAB; i++) {
+		slot = cmstat_heap_by_slab_slot(heap, h + i);
+		if (slot->slab == CMSTAT_SLAB_EMPTY)
+			break;
+		if (slot->slab == cc->slab && slot->cc == cc) {
+			WRITE_ONCE(slot->slab, CMSTAT_SLAB_GONE);
+			break;
+		}
+	}
+	/*
+	 * Trailing tombstones, last first: on no key's probe.  And when no
+	 * live key is left, every tombstone: so that a heap whose caches
+	 * come and go does not end with a table of tombstones, which every
+	 * lookup of a kernel's cache would probe whole.
+	 */
+	for (n = 0, live = 0; n < CMSTAT_HEAP_BY_SLAB; n++) {
+		slot = cmstat_heap_by_slab_slot(heap, n);
+		live += slot->slab != CMSTAT_SLAB_EMPTY &&
+			slot->slab != CMSTAT_SLAB_GONE;
+	}
+	for (n = 0, i = h + i; n < CMSTAT_HEAP_BY_SLAB;
+	     n++, i += CMSTAT_HEAP_BY_SLAB - 1) {
+		slot = cmstat_heap_by_slab_slot(heap, i);
+		if (slot->slab != CMSTAT_SLAB_GONE) {
+			if (live)
+				break;
+			continue;
+		}
+		if (live &&
+		    cmstat_heap_by_slab_slot(heap, i + 1)->slab != CMSTAT_SLAB_EMPTY)
+			break;
+		WRITE_ONCE(slot->cc, NULL);
+		/* Pairs with cmstat_heap_cache_of()'s acquire, as above. */
+		smp_store_release(&slot->slab, CMSTAT_SLAB_EMPTY);
+	}
+	mutex_unlock(&cmstat_heaps_lock);
+}
+
 /**
  * cmstat_heap_add_cache() - give a new typed cache a column of its heap
  * @heap: the heap
@@ -245,6 +369,7 @@ int cmstat_heap_add_cache(struct cmstat_heap *heap,
 		hp->caches[col] = cp;
 		hp->nr_caches++;
 		cp->cc.mallocs_idx = CMSTAT_HC_CACHE_MALLOCS + col;
+		cmstat_heap_map_cache(heap, &cp->cc);
 	}
 	mutex_unlock(&cmstat_heaps_lock);
 	if (col < CMSTAT_HEAP_CACHES) {
@@ -603,6 +728,7 @@ static void cmstat_reap(struct work_struct *work)
 struct cmstat_heap *cmstat_heap_create(const char *name)
 {
 	struct cmstat_heap_priv *hp;
+	unsigned int i;
 	int err = 0;
 
 	if (!name || !cmstat_heap_name_ok(name)) {
@@ -624,6 +750,8 @@ struct cmstat_heap *cmstat_heap_create(const char *name)
 		return ERR_PTR(err);
 	}
 	hp->heap.slots = hp->stats->delta;
+	for (i = 0; i < CMSTAT_HEAP_BY_SLAB; i++)
+		hp->heap.by_slab[i].slab = CMSTAT_SLAB_EMPTY;
 	cmstat_counters_sum_into(hp->stats, cmstat_heaps_sum);
 
 	mutex_lock(&cmstat_heaps_lock);

@@ -245,6 +245,7 @@ int cmstat_heap_retire_cache(struct cmstat_heap *heap,
 			     struct cmstat_cache_priv *cp, s64 *live);
 void cmstat_heap_del_cache(struct cmstat_heap *heap,
 			   struct cmstat_cache_priv *cp);
+void cmstat_heap_unmap_cache(struct cmstat_heap *heap, struct cmstat_cache *cc);
 int __init cmstat_heaps_init(void);
 void cmstat_heaps_uninit(void);
 void __exit cmstat_heaps_exit(void);

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # adopt-build.sh KSRC KDIR MODDIR TREE OUT [MAKEARG...]: two in-tree modules
-# nobody here wrote, adopted as Documentation/allocator.rst tells a module
+# nobody here wrote, and a test module of ours, adopted as Documentation/allocator.rst tells a module
 # author to: their directories copied from the kernel source KSRC into OUT,
 # one line added to each Kbuild file, and built against KDIR with W=1 and
 # cmstat's TREE (a built copy of this tree: its Module.symvers).  Prints
@@ -27,9 +27,13 @@ shift 5
 # serve ext2 with ext4 and do not set CONFIG_EXT2_FS.  null_blk: a block
 # driver, whose memory backing allocates per page written and frees per
 # page discarded.
+# cmstat_adopt_test: this tree's tests/adopt (a directory of ours, @ in
+# front), a module that mixes its own caches with the kernel's
+# (scripts/guest/checks/client-adopt-caches.sh).
 ADOPTED=(
 	"ext2 fs/ext2 CONFIG_EXT2_FS=m"
 	"null_blk drivers/block/null_blk"
+	"cmstat_adopt_test @tests/adopt"
 )
 
 # adopt MAKEFILE: the one line a module author adds, put first, where no
@@ -68,7 +72,10 @@ kernel_module() {
 build() {
 	local name=$1 dir=$2
 	shift 2
-	cp -r "$ksrc/$dir" "$out/$name"
+	case "$dir" in
+	@*) cp -r "$CMSTAT_ROOT/${dir#@}" "$out/$name" ;;
+	*) cp -r "$ksrc/$dir" "$out/$name" ;;
+	esac
 	[[ $name == *-plain ]] || adopt "$out/$name/Makefile"
 	make -C "$kdir" M="$out/$name" W=1 CMSTAT_INCLUDE="$CMSTAT_ROOT/include" \
 		KBUILD_EXTRA_SYMBOLS="$tree/Module.symvers" "$@" modules \
@@ -83,7 +90,7 @@ rc=0
 for entry in "${ADOPTED[@]}"; do
 	read -r name dir args <<<"$entry"
 	# shellcheck disable=SC2086 # $args: the module's own make arguments
-	if [ "${ADOPT_PLAIN:-0}" = 1 ]; then
+	if [ "${ADOPT_PLAIN:-0}" = 1 ] && [[ $dir != @* ]]; then
 		build "$name-plain" "$dir" $args "$@" && echo "$out/$name-plain.ko" || rc=1
 	fi
 	# shellcheck disable=SC2086 # the same

@@ -106,7 +106,7 @@ build_adopted() {
 	bash "$CMSTAT_ROOT/scripts/adopt-build.sh" "$KSRC" "$2" "$3" "$BUILDDIR/$1" \
 		"$out" >/dev/null 2>"$out.log" || ok=0
 	[ "$ok" = 1 ] || ktap_diag "$(cat "$out.log"; grep -ihE 'warning:|error:' "$out"/*.log | head -n 20)"
-	ktap_result "$1 adopted ext2 and null_blk" "$ok" "logs $out/*.log"
+	ktap_result "$1 adopted ext2, null_blk and cmstat_adopt_test" "$ok" "logs $out/*.log"
 }
 
 # modules_of NAME: the modules of the tree built as NAME, for a VM, and

@@ -12,23 +12,33 @@
  * the module's init function to after its exit function: each module of a
  * directory that builds several gets its own.  How it does it, in order:
  *
- *  1. the kernel headers that declare allocators, or inlines that allocate
- *     or free the kernel's own memory, or hold struct kmem_cache pointers
- *     of the kernel's, are included first, with their kernel meaning:
- *     their include guards keep the module's own #includes from reading
- *     them again;
- *  2. the kernel entry points the module may still need for the kernel's
- *     caches (__getname()'s names_cachep) are kept in inline functions:
- *     once a name is #undef'd, nothing can reach it;
- *  3. the token kmem_cache becomes cmstat_cache, so that the module's
- *     "struct kmem_cache *foo_cachep" holds a typed cache of cmstat's.  The
- *     kernel's declarations from 1. keep struct kmem_cache, so handing one
- *     of the module's caches to a kernel function that takes a kmem_cache
- *     (mempool_create_slab_pool(), say) does not compile, rather than
- *     miscount;
+ *  1. the kernel headers that declare or define a name routed in 4., or
+ *     have inlines that allocate or free the kernel's own memory, or that
+ *     this file itself uses, are included first, with their kernel
+ *     meaning: a routed name's macro must come after the kernel's
+ *     declaration of it, which it would otherwise rewrite, and the
+ *     kernel's memory stays the kernel's; their include guards keep the
+ *     module's own #includes from reading them again.  Every other header
+ *     the module includes is read with the routed names, and is safe with
+ *     them: see 3.;
+ *  2. the kernel entry points behind the routed kmem_cache_*() names are
+ *     kept in inline functions, for the kernel's caches: once a name is
+ *     #undef'd, nothing can reach it;
+ *  3. the module keeps real struct kmem_cache pointers.  Its
+ *     kmem_cache_create() (every form, KMEM_CACHE() too) makes a typed
+ *     cache of cmstat's on the heap and returns the typed cache's slab
+ *     cache; each routed kmem_cache_*() call looks the cache it is given
+ *     up among the heap's typed caches (cmstat_heap_cache_of(), a probe
+ *     of a table in the heap), and calls cmstat's for one of them, the
+ *     kernel's own for any other.  So a cache of the kernel's never
+ *     reaches cmstat's typed-cache functions, whichever header's inline
+ *     allocates from it (jbd2_alloc_inode() on jbd2's), and a cache of
+ *     the module's that it hands to the kernel (mempool_create_slab_pool(),
+ *     lc_create()) is a real kmem_cache: the kernel's allocations from
+ *     it, and their frees, are not counted, on either side;
  *  4. each allocator name is defined to its cmstat_*() counterpart on the
- *     module's heap.  kmem_cache_alloc() and kmem_cache_free() pick the
- *     kernel's or cmstat's by the cache pointer's type;
+ *     module's heap; what cannot be adopted safely (slab sheaves, where the
+ *     kernel has them) is refused at build time, by name;
  *  5. module_init() and module_exit() are wrapped: the heap is created
  *     before the module's init function and destroyed after its exit
  *     function and an rcu_barrier(), which kfree_rcu() needs.  A module
@@ -47,7 +57,19 @@
 #define __CMSTAT_ADOPT_NAME	KBUILD_MODNAME
 #endif
 
-/* 1. */
+/*
+ * 1. <linux/slab.h>: the kmalloc(), kvmalloc() and kmem_cache_*()
+ * families, kfree() and the rest, __free(kfree); <linux/string.h>:
+ * kstrdup() and the rest, memdup_user(); <linux/kernel.h>: kasprintf()
+ * (through <linux/sprintf.h> from 6.6 on), COUNT_ARGS(); <linux/rcupdate.h>:
+ * kfree_rcu() and the rest, rcu_barrier(); <linux/module.h>: module_init()
+ * and module_exit(); <linux/fs.h>: alloc_inode_sb(); <linux/parser.h>:
+ * match_strdup(); <linux/uaccess.h> and <linux/stringify.h>: what the
+ * wrappers below use.  The rest have inlines that allocate or free the
+ * kernel's own memory (posix_acl_release(), the networking and crypto
+ * headers' helpers): read with the routed names, those would count on the
+ * heap memory the kernel frees, or free from it memory the kernel gave.
+ */
 #include <linux/bio.h>
 #include <linux/blkdev.h>
 #include <linux/bpf.h>
@@ -124,6 +146,19 @@ __cmstat_kernel_cache_free(struct kmem_cache *s, void *obj)
 	kmem_cache_free(s, obj);
 }
 
+static __always_inline int
+__cmstat_kernel_cache_alloc_bulk(struct kmem_cache *s, gfp_t gfp, size_t n,
+				 void **objs)
+{
+	return kmem_cache_alloc_bulk(s, gfp, n, objs);
+}
+
+static __always_inline void
+__cmstat_kernel_cache_free_bulk(struct kmem_cache *s, size_t n, void **objs)
+{
+	kmem_cache_free_bulk(s, n, objs);
+}
+
 static inline unsigned int __cmstat_kernel_cache_size(struct kmem_cache *s)
 {
 	return kmem_cache_size(s);
@@ -134,16 +169,10 @@ static inline int __cmstat_kernel_cache_shrink(struct kmem_cache *s)
 	return kmem_cache_shrink(s);
 }
 
-/*
- * kmem_cache_FN(cache, ...): cmstat_cache_FN() for one of the module's
- * caches, the kernel's for the kernel's (by the pointer's type, which 3.
- * below makes a struct cmstat_cache for the module's).
- */
-#define __cmstat_adopt_cache_call(fn, cache, ...)			\
-	(__builtin_choose_expr(__builtin_types_compatible_p(typeof(cache), \
-							   struct cmstat_cache *), \
-			       cmstat_##fn, __cmstat_kernel_##fn)	\
-	 (cache, ##__VA_ARGS__))
+static inline void __cmstat_kernel_cache_destroy(struct kmem_cache *s)
+{
+	kmem_cache_destroy(s);
+}
 
 /*
  * 5., and the heap every name of 4. allocates from.  Defined by
@@ -232,9 +261,6 @@ static inline void __cmstat_adopt_exit(void (*exitfn)(void))
 	__copy(__cmstat_adopt_##exitfn)					\
 		__alias(__cmstat_adopt_##exitfn) void cleanup_module(void); \
 	___ADDRESSABLE(cleanup_module, __exitdata)
-
-/* 3. */
-#define kmem_cache cmstat_cache
 
 /* 4. The kmalloc() family. */
 #undef kmalloc
@@ -516,38 +542,47 @@ DEFINE_FREE(cmstat_adopt_kfree, void *, __cmstat_adopt_free_scoped(_T))
 #define kvfree_rcu_mightsleep(ptr)	__cmstat_adopt_kfree_rcu_1(ptr)
 
 /*
- * 4. kmem_cache_*().  From 6.12 on, kmem_cache_create() (and KMEM_CACHE())
- * is a macro that picks one of three functions by its arguments: those
- * three are what is routed.
+ * 4. kmem_cache_*(), and 3.: the module's caches are the slab caches of
+ * typed caches of its heap, each call picks cmstat's or the kernel's by
+ * cmstat_heap_cache_of().  From 6.12 on, kmem_cache_create() (and
+ * KMEM_CACHE()) is a macro that picks one of three functions by its
+ * arguments: those three are what is routed.
  */
+static inline struct kmem_cache *
+__cmstat_adopt_cache_slab(struct cmstat_cache *cc)
+{
+	return cc ? cc->slab : NULL;	/* NULL as kmem_cache_create() */
+}
+
 #ifdef CMSTAT_HAVE_KMEM_CACHE_ARGS
-static inline struct cmstat_cache *
+static inline struct kmem_cache *
 __cmstat_adopt_cache_create_args(const char *name, unsigned int size,
 				 struct kmem_cache_args *args,
 				 slab_flags_t flags)
 {
-	return cmstat_cache_create_args(__CMSTAT_ADOPT_H, name, size, args,
-					flags);
+	return __cmstat_adopt_cache_slab(cmstat_cache_create_args(__CMSTAT_ADOPT_H,
+								  name, size,
+								  args, flags));
 }
 
-static inline struct cmstat_cache *
+static inline struct kmem_cache *
 __cmstat_adopt_cache_create_default(const char *name, unsigned int size,
 				    struct kmem_cache_args *null,
 				    slab_flags_t flags)
 {
 	struct kmem_cache_args args = {};
 
-	return cmstat_cache_create_args(__CMSTAT_ADOPT_H, name, size, &args,
-					flags);
+	return __cmstat_adopt_cache_create_args(name, size, &args, flags);
 }
 
-static inline struct cmstat_cache *
+static inline struct kmem_cache *
 __cmstat_adopt_cache_create(const char *name, unsigned int size,
 			    unsigned int align, slab_flags_t flags,
 			    void (*ctor)(void *))
 {
-	return cmstat_cache_create(__CMSTAT_ADOPT_H, name, size, align, flags,
-				   ctor);
+	return __cmstat_adopt_cache_slab(cmstat_cache_create(__CMSTAT_ADOPT_H,
+							     name, size, align,
+							     flags, ctor));
 }
 
 #define __kmem_cache_create_args	__cmstat_adopt_cache_create_args
@@ -556,48 +591,170 @@ __cmstat_adopt_cache_create(const char *name, unsigned int size,
 #else
 #undef kmem_cache_create
 #define kmem_cache_create(name, size, align, flags, ctor)		\
-	cmstat_cache_create(__CMSTAT_ADOPT_H, name, size, align, flags, ctor)
+	__cmstat_adopt_cache_slab(cmstat_cache_create(__CMSTAT_ADOPT_H, name, \
+						      size, align, flags, \
+						      ctor))
 #endif
 #undef kmem_cache_create_usercopy
 #define kmem_cache_create_usercopy(name, size, align, flags, useroffset, \
 				   usersize, ctor)			\
-	cmstat_cache_create_usercopy(__CMSTAT_ADOPT_H, name, size, align, \
-				     flags, useroffset, usersize, ctor)
-#undef kmem_cache_destroy
-#define kmem_cache_destroy(cache)	cmstat_cache_destroy(cache)
+	__cmstat_adopt_cache_slab(cmstat_cache_create_usercopy(__CMSTAT_ADOPT_H, \
+							       name, size, \
+							       align, flags, \
+							       useroffset, \
+							       usersize, ctor))
 
-#undef kmem_cache_alloc
-#define kmem_cache_alloc(cache, gfp)					\
-	__cmstat_adopt_cache_call(cache_alloc, cache, gfp)
-#undef kmem_cache_zalloc
-#define kmem_cache_zalloc(cache, gfp)					\
-	__cmstat_adopt_cache_call(cache_alloc, cache, (gfp) | __GFP_ZERO)
-#undef kmem_cache_alloc_node
-#define kmem_cache_alloc_node(cache, gfp, node)				\
-	__cmstat_adopt_cache_call(cache_alloc_node, cache, gfp, node)
-#undef kmem_cache_alloc_lru
-#define kmem_cache_alloc_lru(cache, lru, gfp)				\
-	__cmstat_adopt_cache_call(cache_alloc_lru, cache, lru, gfp)
-#undef kmem_cache_free
-#define kmem_cache_free(cache, obj)					\
-	__cmstat_adopt_cache_call(cache_free, cache, obj)
-#undef kmem_cache_alloc_bulk
-#define kmem_cache_alloc_bulk(cache, gfp, n, objs)			\
-	cmstat_cache_alloc_bulk(cache, gfp, n, objs)
-#undef kmem_cache_free_bulk
-#define kmem_cache_free_bulk(cache, n, objs)				\
-	cmstat_cache_free_bulk(cache, n, objs)
-#undef kmem_cache_size
-#define kmem_cache_size(cache)	__cmstat_adopt_cache_call(cache_size, cache)
-#undef kmem_cache_shrink
-#define kmem_cache_shrink(cache)					\
-	__cmstat_adopt_cache_call(cache_shrink, cache)
+/* The typed cache of the heap whose slab cache @s is, or NULL. */
+static __always_inline struct cmstat_cache *
+__cmstat_adopt_cache_of(struct kmem_cache *s)
+{
+	return cmstat_heap_cache_of(__CMSTAT_ADOPT_H, s);
+}
 
+static __always_inline void *
+__cmstat_adopt_cache_alloc(struct kmem_cache *s, gfp_t gfp)
+{
+	struct cmstat_cache *cc = __cmstat_adopt_cache_of(s);
+
+	if (likely(cc))
+		return cmstat_cache_alloc(cc, gfp);
+	return __cmstat_kernel_cache_alloc(s, gfp);
+}
+
+static __always_inline void *
+__cmstat_adopt_cache_alloc_node(struct kmem_cache *s, gfp_t gfp, int node)
+{
+	struct cmstat_cache *cc = __cmstat_adopt_cache_of(s);
+
+	if (likely(cc))
+		return cmstat_cache_alloc_node(cc, gfp, node);
+	return __cmstat_kernel_cache_alloc_node(s, gfp, node);
+}
+
+static __always_inline void *
+__cmstat_adopt_cache_alloc_lru(struct kmem_cache *s, struct list_lru *lru,
+			       gfp_t gfp)
+{
+	struct cmstat_cache *cc = __cmstat_adopt_cache_of(s);
+
+	if (likely(cc))
+		return cmstat_cache_alloc_lru(cc, lru, gfp);
+	return __cmstat_kernel_cache_alloc_lru(s, lru, gfp);
+}
+
+static __always_inline void
+__cmstat_adopt_cache_free(struct kmem_cache *s, void *obj)
+{
+	struct cmstat_cache *cc = __cmstat_adopt_cache_of(s);
+
+	if (likely(cc))
+		cmstat_cache_free(cc, obj);
+	else
+		__cmstat_kernel_cache_free(s, obj);
+}
+
+static inline int __cmstat_adopt_cache_alloc_bulk(struct kmem_cache *s,
+						  gfp_t gfp, size_t n,
+						  void **objs)
+{
+	struct cmstat_cache *cc = __cmstat_adopt_cache_of(s);
+
+	if (cc)
+		return cmstat_cache_alloc_bulk(cc, gfp, n, objs);
+	return __cmstat_kernel_cache_alloc_bulk(s, gfp, n, objs);
+}
+
+/* kfree_bulk(), below too: each object freed as cmstat_kfree() frees it. */
 static inline void __cmstat_adopt_kfree_bulk(size_t n, void **objs)
 {
 	while (n--)
 		cmstat_kfree(__CMSTAT_ADOPT_H, objs[n]);
 }
+
+/* A NULL cache is kfree_bulk()'s: objects of any cache. */
+static inline void __cmstat_adopt_cache_free_bulk(struct kmem_cache *s,
+						  size_t n, void **objs)
+{
+	struct cmstat_cache *cc;
+
+	if (!s) {
+		__cmstat_adopt_kfree_bulk(n, objs);
+		return;
+	}
+	cc = __cmstat_adopt_cache_of(s);
+	if (cc)
+		cmstat_cache_free_bulk(cc, n, objs);
+	else
+		__cmstat_kernel_cache_free_bulk(s, n, objs);
+}
+
+static inline unsigned int __cmstat_adopt_cache_size(struct kmem_cache *s)
+{
+	struct cmstat_cache *cc = __cmstat_adopt_cache_of(s);
+
+	return cc ? cmstat_cache_size(cc) : __cmstat_kernel_cache_size(s);
+}
+
+static inline int __cmstat_adopt_cache_shrink(struct kmem_cache *s)
+{
+	struct cmstat_cache *cc = __cmstat_adopt_cache_of(s);
+
+	return cc ? cmstat_cache_shrink(cc) : __cmstat_kernel_cache_shrink(s);
+}
+
+static inline void __cmstat_adopt_cache_destroy(struct kmem_cache *s)
+{
+	struct cmstat_cache *cc = __cmstat_adopt_cache_of(s);
+
+	if (cc)
+		cmstat_cache_destroy(cc);
+	else
+		__cmstat_kernel_cache_destroy(s);	/* NULL: a no-op */
+}
+
+#undef kmem_cache_destroy
+#define kmem_cache_destroy(cache)	__cmstat_adopt_cache_destroy(cache)
+#undef kmem_cache_alloc
+#define kmem_cache_alloc(cache, gfp)	__cmstat_adopt_cache_alloc(cache, gfp)
+#undef kmem_cache_zalloc
+#define kmem_cache_zalloc(cache, gfp)					\
+	__cmstat_adopt_cache_alloc(cache, (gfp) | __GFP_ZERO)
+#undef kmem_cache_alloc_node
+#define kmem_cache_alloc_node(cache, gfp, node)				\
+	__cmstat_adopt_cache_alloc_node(cache, gfp, node)
+#undef kmem_cache_alloc_lru
+#define kmem_cache_alloc_lru(cache, lru, gfp)				\
+	__cmstat_adopt_cache_alloc_lru(cache, lru, gfp)
+#undef kmem_cache_free
+#define kmem_cache_free(cache, obj)	__cmstat_adopt_cache_free(cache, obj)
+#undef kmem_cache_alloc_bulk
+#define kmem_cache_alloc_bulk(cache, gfp, n, objs)			\
+	__cmstat_adopt_cache_alloc_bulk(cache, gfp, n, objs)
+#undef kmem_cache_free_bulk
+#define kmem_cache_free_bulk(cache, n, objs)				\
+	__cmstat_adopt_cache_free_bulk(cache, n, objs)
+#undef kmem_cache_size
+#define kmem_cache_size(cache)		__cmstat_adopt_cache_size(cache)
+#undef kmem_cache_shrink
+#define kmem_cache_shrink(cache)	__cmstat_adopt_cache_shrink(cache)
+
+/*
+ * What cannot be adopted safely, refused by name where the module uses
+ * it.  A slab sheaf (7.x) hands out objects the slab allocator took from
+ * the cache without cmstat, which the module then frees with
+ * kmem_cache_free(), counted: its heap's figures would go wrong.
+ */
+#define __cmstat_adopt_refused(name)					\
+	({ static_assert(0, "cmstat/adopt.h: " #name "() cannot be adopted; " \
+			 "see Documentation/allocator.rst"); 0; })
+#ifdef CMSTAT_HAVE_KMEM_CACHE_SHEAVES
+#undef kmem_cache_prefill_sheaf
+#define kmem_cache_prefill_sheaf(...)					\
+	((struct slab_sheaf *)__cmstat_adopt_refused(kmem_cache_prefill_sheaf))
+#undef kmem_cache_alloc_from_sheaf
+#define kmem_cache_alloc_from_sheaf(...)				\
+	((void *)__cmstat_adopt_refused(kmem_cache_alloc_from_sheaf))
+#endif
 
 #undef kfree_bulk
 #define kfree_bulk(n, objs)	__cmstat_adopt_kfree_bulk(n, objs)

@@ -19,6 +19,7 @@
 #define _CMSTAT_ALLOC_H
 
 #include <linux/bitops.h>
+#include <linux/build_bug.h>
 #include <linux/gfp.h>
 #include <linux/jump_label.h>
 #include <linux/module.h>
@@ -60,8 +61,48 @@
 #define CMSTAT_HEAP_NAME_MAX	(MODULE_NAME_LEN - 1)
 
 /**
+ * CMSTAT_HEAP_CACHES - typed caches a heap can have at once
+ *
+ * Each has a column of the heap's counters (two counters), so that its
+ * allocations are in the same snapshots as everything else.  A destroyed
+ * cache's column goes to the next one created.
+ */
+#define CMSTAT_HEAP_CACHES	32
+
+/*
+ * A heap's typed caches by their slab cache (struct cmstat_heap's
+ * @by_slab): open addressing, linear probing from hash_ptr() of the slab
+ * pointer, over twice as many slots as a heap has caches, so that at most
+ * half are live.  A slot's @slab is CMSTAT_SLAB_EMPTY (never used, or
+ * cleared: a lookup ends there), CMSTAT_SLAB_GONE (its cache was
+ * destroyed: a lookup goes on) or a live typed cache's slab cache; never
+ * NULL, so that no lookup of NULL matches.  module/heap.c writes it.
+ */
+#define CMSTAT_HEAP_BY_SLAB_BITS	6
+#define CMSTAT_HEAP_BY_SLAB		BIT(CMSTAT_HEAP_BY_SLAB_BITS)
+static_assert(CMSTAT_HEAP_BY_SLAB == 2 * CMSTAT_HEAP_CACHES);
+#define CMSTAT_SLAB_EMPTY		((struct kmem_cache *)1)
+#define CMSTAT_SLAB_GONE		((struct kmem_cache *)2)
+
+struct cmstat_cache;
+
+/**
+ * struct cmstat_heap_by_slab - a slot of a heap's table of typed caches
+ * @slab: the key: a typed cache's slab cache, %CMSTAT_SLAB_EMPTY or
+ *	%CMSTAT_SLAB_GONE
+ * @cc: the typed cache whose slab cache @slab is
+ */
+struct cmstat_heap_by_slab {
+	struct kmem_cache *slab;
+	struct cmstat_cache *cc;
+};
+
+/**
  * struct cmstat_heap - a named heap, as its clients see it
  * @slots: its counters' per-CPU slots, for the inline fast path
+ * @by_slab: its typed caches by their slab cache, for
+ *	cmstat_heap_cache_of(): what include/cmstat/adopt.h's
+ *	kmem_cache_alloc() and the rest look a module's cache up in
  *
  * Clients hold a pointer from cmstat_heap_create() and touch nothing in
  * it: only cmstat's inline allocation functions read @slots.  This is all
@@ -76,16 +117,8 @@
  */
 struct cmstat_heap {
 	u64 __percpu *slots;
+	struct cmstat_heap_by_slab by_slab[CMSTAT_HEAP_BY_SLAB];
 };
-
-/**
- * CMSTAT_HEAP_CACHES - typed caches a heap can have at once
- *
- * Each has a column of the heap's counters (two counters), so that its
- * allocations are in the same snapshots as everything else.  A destroyed
- * cache's column goes to the next one created.
- */
-#define CMSTAT_HEAP_CACHES	32
 
 /**
  * CMSTAT_CACHE_NAME_MAX - the longest typed cache name cmstat shows,

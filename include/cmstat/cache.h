@@ -14,7 +14,9 @@
 #ifndef _CMSTAT_CACHE_H
 #define _CMSTAT_CACHE_H
 
+#include <linux/compiler.h>
 #include <linux/gfp.h>
+#include <linux/hash.h>
 #include <linux/slab.h>
 
 #include <cmstat/alloc.h>
@@ -97,6 +99,47 @@ cmstat_cache_create_usercopy(struct cmstat_heap *heap, const char *name,
 	};
 
 	return cmstat_cache_create_args(heap, name, size, &args, flags);
+}
+
+struct cmstat_cache *__cmstat_heap_cache_probe(const struct cmstat_heap *heap,
+					       const struct kmem_cache *s);
+
+/**
+ * cmstat_heap_cache_of() - the typed cache of a heap whose slab cache this is
+ * @heap: the heap
+ * @s: a slab cache, any: the kernel's, another heap's, or NULL
+ *
+ * What include/cmstat/adopt.h's kmem_cache_alloc() and the rest of the
+ * family look up first: a module adopted holds its typed caches by their
+ * slab caches, real kmem_caches the kernel may take, and hands the
+ * kernel's caches to the same calls.  A probe of @heap's table
+ * (struct cmstat_heap_by_slab), lock-free, in any context: inline, a hash
+ * and one slot's load and compare, which finds a cache in its home slot;
+ * out of line, the rest of the probe (a cache of the kernel's, NULL, or a
+ * home slot taken by another).  A typed cache is in the table from before
+ * cmstat_cache_create() returns its slab cache to after the last use a
+ * client may make of it, and out of it before its slab cache is
+ * destroyed: a kmem_cache the kernel makes later at the same address is
+ * never taken for it.
+ *
+ * Return: the typed cache, or NULL if @s is not one of @heap's.
+ */
+static __always_inline struct cmstat_cache *
+cmstat_heap_cache_of(const struct cmstat_heap *heap,
+		     const struct kmem_cache *s)
+{
+	const struct cmstat_heap_by_slab *slot =
+		&heap->by_slab[hash_ptr(s, CMSTAT_HEAP_BY_SLAB_BITS)];
+
+	/*
+	 * Pairs with the smp_store_release() of @slab in
+	 * cmstat_heap_map_cache() (module/heap.c): the slot's @cc, and the
+	 * cache it points to, were written before it.  No slot's key is
+	 * NULL.
+	 */
+	if (likely(smp_load_acquire(&slot->slab) == s))
+		return READ_ONCE(slot->cc);
+	return __cmstat_heap_cache_probe(heap, s);
 }
 
 /* The accounting of an allocation from @cc that returned @obj. */

@@ -57,6 +57,14 @@
 #endif
 
 /*
+ * Slab sheaves (kmem_cache_prefill_sheaf(), kmem_cache_alloc_from_sheaf()),
+ * from 6.18 on: what include/cmstat/adopt.h refuses.
+ */
+#ifdef kmem_cache_alloc_from_sheaf
+#define CMSTAT_HAVE_KMEM_CACHE_SHEAVES
+#endif
+
+/*
  * struct kmem_cache_args came in 6.12, with kmem_cache_create() become a
  * macro that takes it.  Before it, cmstat's typed caches take the fields
  * that kmem_cache_create_usercopy() takes, in a structure of cmstat's own

@@ -9,6 +9,7 @@
 #include <linux/module.h>
 
 #include <cmstat/alloc.h>
+#include <cmstat/cache.h>
 #include <cmstat/counters.h>
 
 #include "cmstat_probe.h"
@@ -67,3 +68,14 @@ EXPORT_SYMBOL_GPL(cmstat_probe_free_8);
 
 MODULE_DESCRIPTION("cmstat's inline code, for disassembly only");
 MODULE_LICENSE("GPL");
+
+/*
+ * What an adopted module's kmem_cache_*() calls do first: find the typed
+ * cache of the heap whose slab cache @s is (include/cmstat/adopt.h).
+ */
+noinline struct cmstat_cache *cmstat_probe_cache_of(struct cmstat_heap *heap,
+						    struct kmem_cache *s)
+{
+	return cmstat_heap_cache_of(heap, s);
+}
+EXPORT_SYMBOL_GPL(cmstat_probe_cache_of);

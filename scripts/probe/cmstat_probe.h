@@ -5,8 +5,10 @@
 
 #include <linux/types.h>
 
+struct cmstat_cache;
 struct cmstat_counters;
 struct cmstat_heap;
+struct kmem_cache;
 
 void cmstat_probe_section(struct cmstat_counters *set, s64 a, s64 b, s64 c,
 			  s64 d);
@@ -15,5 +17,7 @@ void cmstat_probe_section_task(struct cmstat_counters *set, s64 a, s64 b,
 void *cmstat_probe_alloc_8(struct cmstat_heap *heap);
 void *cmstat_probe_alloc_8_atomic(struct cmstat_heap *heap);
 void cmstat_probe_free_8(struct cmstat_heap *heap, void *p);
+struct cmstat_cache *cmstat_probe_cache_of(struct cmstat_heap *heap,
+					   struct kmem_cache *s);
 
 #endif /* CMSTAT_PROBE_H */
