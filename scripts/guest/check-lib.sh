@@ -88,3 +88,16 @@ client_each_load() {
 	done
 	return $each_fail
 }
+
+# ktap_module NAME: load the test module /lib/cmstat/NAME.ko, whose init
+# runs its cases, prints KTAP under its name and fails the load if a case
+# failed; show that KTAP, and unload it.  rc 1 if the load or unload
+# failed.  The kernel's log is cleared first, for the caller to search.
+ktap_module() {
+	dmesg -c > /dev/null
+	ktap_rc=0
+	insmod "/lib/cmstat/$1.ko" || ktap_rc=1
+	dmesg | sed -n "s/^.*$1: //p"
+	[ "$ktap_rc" = 1 ] || rmmod "$1" || ktap_rc=1
+	return $ktap_rc
+}

@@ -7,9 +7,4 @@
 # each object counts on the module's heap while held, and not once freed.
 # The module prints KTAP and its load fails if a case fails.
 . /etc/cmstat-check.sh
-dmesg -c > /dev/null
-fail=0
-insmod /lib/cmstat/cmstat_adopt_helpers_test.ko || fail=1
-dmesg | sed -n 's/^.*cmstat_adopt_helpers_test: //p'
-[ "$fail" = 1 ] || rmmod cmstat_adopt_helpers_test || fail=1
-exit $fail
+ktap_module cmstat_adopt_helpers_test

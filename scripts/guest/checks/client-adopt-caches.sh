@@ -11,12 +11,9 @@
 . /etc/cmstat-adopt.sh
 [ -e /lib/cmstat/cmstat_adopt_test.ko ] ||
 	{ echo "no adopted modules were built for this kernel"; exit 4; }
-dmesg -c > /dev/null
 fail=0
 adopt_deps || exit 1
-insmod /lib/cmstat/cmstat_adopt_test.ko || fail=1
-dmesg | sed -n 's/^.*cmstat_adopt_test: //p'
-[ "$fail" = 1 ] || rmmod cmstat_adopt_test || fail=1
+ktap_module cmstat_adopt_test || fail=1
 if dmesg | grep -E 'BUG:|Oops|WARNING:|general protection'; then
 	echo "a kernel report"
 	fail=1

@@ -8,11 +8,8 @@
 # prints KTAP and its load fails if a case fails; and no reader may have
 # found a section open long enough to report it.
 . /etc/cmstat-check.sh
-dmesg -c > /dev/null
 fail=0
-insmod /lib/cmstat/cmstat_nest_test.ko || fail=1
-dmesg | sed -n 's/^.*cmstat_nest_test: //p'
-[ "$fail" = 1 ] || rmmod cmstat_nest_test || fail=1
+ktap_module cmstat_nest_test || fail=1
 if dmesg | grep -E 'holds up readers|closed a writer section'; then
 	echo "a reader waited for a section no client left open"
 	fail=1
