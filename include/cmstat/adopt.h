@@ -344,20 +344,34 @@ static inline void __cmstat_adopt_exit(void (*exitfn)(void))
 #undef kfree_const
 #define kfree_const(obj)	cmstat_kfree_const(__CMSTAT_ADOPT_H, obj)
 
-/* memdup_user(): memory the module kfree()s, so the heap's. */
-static inline void *__cmstat_adopt_memdup_user(const void __user *src,
-					       size_t len)
+/*
+ * memdup_user() and its kin: memory the module kfree()s or kvfree()s, so
+ * the heap's; @nul: a NUL after the @len bytes copied; @kv: kvmalloc()ed.
+ * cmstat_kvfree() frees either kind.
+ */
+static inline void *__cmstat_adopt_dup_user(const void __user *src,
+					    size_t len, gfp_t gfp, bool nul,
+					    bool kv)
 {
-	void *obj = cmstat_kmalloc(__CMSTAT_ADOPT_H, len,
-				   GFP_USER | __GFP_NOWARN);
+	char *obj = kv ? cmstat_kvmalloc(__CMSTAT_ADOPT_H, len + nul, gfp) :
+			 cmstat_kmalloc(__CMSTAT_ADOPT_H, len + nul, gfp);
 
 	if (!obj)
 		return ERR_PTR(-ENOMEM);
 	if (copy_from_user(obj, src, len)) {
-		cmstat_kfree(__CMSTAT_ADOPT_H, obj);
+		cmstat_kvfree(__CMSTAT_ADOPT_H, obj);
 		return ERR_PTR(-EFAULT);
 	}
+	if (nul)
+		obj[len] = '\0';
 	return obj;
+}
+
+static inline void *__cmstat_adopt_memdup_user(const void __user *src,
+					       size_t len)
+{
+	return __cmstat_adopt_dup_user(src, len, GFP_USER | __GFP_NOWARN,
+				       false, false);
 }
 
 #undef memdup_user
@@ -388,30 +402,13 @@ static inline char *__cmstat_adopt_kmemdup_nul(const char *s, size_t len,
 static inline void *__cmstat_adopt_memdup_user_nul(const void __user *src,
 						   size_t len)
 {
-	char *buf = cmstat_kmalloc(__CMSTAT_ADOPT_H, len + 1, GFP_KERNEL);
-
-	if (!buf)
-		return ERR_PTR(-ENOMEM);
-	if (copy_from_user(buf, src, len)) {
-		cmstat_kfree(__CMSTAT_ADOPT_H, buf);
-		return ERR_PTR(-EFAULT);
-	}
-	buf[len] = '\0';
-	return buf;
+	return __cmstat_adopt_dup_user(src, len, GFP_KERNEL, true, false);
 }
 
 static inline void *__cmstat_adopt_vmemdup_user(const void __user *src,
 						size_t len)
 {
-	void *obj = cmstat_kvmalloc(__CMSTAT_ADOPT_H, len, GFP_USER);
-
-	if (!obj)
-		return ERR_PTR(-ENOMEM);
-	if (copy_from_user(obj, src, len)) {
-		cmstat_kvfree(__CMSTAT_ADOPT_H, obj);
-		return ERR_PTR(-EFAULT);
-	}
-	return obj;
+	return __cmstat_adopt_dup_user(src, len, GFP_USER, false, true);
 }
 
 static inline void *__cmstat_adopt_memdup_array_user(const void __user *src,
