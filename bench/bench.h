@@ -30,6 +30,9 @@ int cmstat_bench_writers(unsigned long iters);
 /* reader.c */
 int cmstat_bench_readers(unsigned long iters);
 
+/* busy.c */
+int cmstat_bench_busy(unsigned long iters);
+
 /* alloc.c */
 int cmstat_bench_allocs(unsigned long iters);
 int cmstat_bench_alloc_budget(unsigned long iters);

@@ -19,7 +19,7 @@
 
 static char *groups = "writer,reader,alloc";
 module_param(groups, charp, 0444);
-MODULE_PARM_DESC(groups, "Comma-separated groups to run: writer, reader, alloc, budget (default writer,reader,alloc)");
+MODULE_PARM_DESC(groups, "Comma-separated groups to run: writer, reader, alloc, budget, busy (default writer,reader,alloc)");
 
 static unsigned int runs = 1;
 module_param(runs, uint, 0444);
@@ -36,6 +36,10 @@ MODULE_PARM_DESC(reader_iters, "Snapshots per reader per sample (default 20)");
 static ulong alloc_iters = 20000;
 module_param(alloc_iters, ulong, 0444);
 MODULE_PARM_DESC(alloc_iters, "Alloc + free pairs per size per sample (default 20000)");
+
+static ulong busy_iters = 50;
+module_param(busy_iters, ulong, 0444);
+MODULE_PARM_DESC(busy_iters, "Cuts per sample of the busy group (default 50)");
 
 static ulong budget_iters = 2000;
 module_param(budget_iters, ulong, 0444);
@@ -78,6 +82,7 @@ static const struct {
 	{ "reader", cmstat_bench_readers, &reader_iters },
 	{ "alloc", cmstat_bench_allocs, &alloc_iters },
 	{ "budget", cmstat_bench_budget, &budget_iters },
+	{ "busy", cmstat_bench_busy, &busy_iters },
 };
 
 /* Return: the index of @name in bench_groups, or -EINVAL. */
@@ -117,7 +122,7 @@ static int __init cmstat_bench_init(void)
 	if (mask == -ENOMEM)
 		return mask;
 	if (mask <= 0 || !runs || !writer_iters || !reader_iters ||
-	    !alloc_iters || !budget_iters) {
+	    !alloc_iters || !budget_iters || !busy_iters) {
 		pr_err("bad parameters: groups=%s runs=%u, iterations must be > 0\n",
 		       groups, runs);
 		return -EINVAL;

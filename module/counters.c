@@ -68,11 +68,13 @@ static bool cmstat_seq_run_odd(const struct cmstat_cpu_seq *cs,
  * @open: a sequence counter was odd
  * @idx: the lowest odd one, where @open
  * @seq: its value then
+ * @csd: the reader's IPI that takes the sample on that CPU
  */
 struct cmstat_seq_sample {
 	bool open;
 	unsigned int idx;
 	u32 seq;
+	call_single_data_t csd;
 };
 
 /*
@@ -97,15 +99,25 @@ bool cmstat_accounting_enabled(void)
 }
 EXPORT_SYMBOL_GPL(cmstat_accounting_enabled);
 
+static void cmstat_sample_ipi(void *info);
+
 /* Set up a group that lives in memory of the caller's (cmstat's heaps). */
 int cmstat_group_init(struct cmstat_group *group)
 {
+	unsigned int cpu;
+
 	memset(group, 0, sizeof(*group));
 	mutex_init(&group->read_lock);
 	mutex_init(&group->sets_lock);
 	INIT_LIST_HEAD(&group->sets);
+	init_completion(&group->sampled);
 	group->sample = alloc_percpu(struct cmstat_seq_sample);
-	return group->sample ? 0 : -ENOMEM;
+	if (!group->sample)
+		return -ENOMEM;
+	for_each_possible_cpu(cpu)
+		INIT_CSD(&per_cpu_ptr(group->sample, cpu)->csd,
+			 cmstat_sample_ipi, group);
+	return 0;
 }
 
 void cmstat_group_destroy(struct cmstat_group *group)
@@ -279,6 +291,22 @@ static void cmstat_sample_seq(void *info)
 	}
 }
 
+/*
+ * The sample, from the reader's IPI.  The last one in wakes the reader.
+ * The decrement is fully ordered: it orders this CPU's sample, and every
+ * section that ended here before it, before the reader's return from
+ * cmstat_sample_cpus(), through the decrement the reader sees (its own,
+ * or the one that completed ->sampled, which its wait acquires).
+ */
+static void cmstat_sample_ipi(void *info)
+{
+	struct cmstat_group *group = info;
+
+	cmstat_sample_seq(group);
+	if (atomic_dec_and_test(&group->sampling))
+		complete(&group->sampled);
+}
+
 /**
  * struct cmstat_repair - a request to close a section left open
  * @idx: the sequence counter the section left odd, its depth
@@ -443,8 +471,8 @@ static int cmstat_wait_sections(struct cmstat_group *group)
 	/*
 	 * Pairs with smp_wmb() in cmstat_section_end(): having seen each
 	 * open section's counter move, we see all of its deltas.  Sections
-	 * that were already closed at sampling time are ordered by the IPI
-	 * completion (release in the handler's CPU, acquire in the waiter).
+	 * that were already closed at sampling time are ordered by the
+	 * sampling's completion (see cmstat_sample_ipi()).
 	 */
 	smp_rmb();
 	return 0;
@@ -498,17 +526,60 @@ static bool cmstat_cpu_section_left_open(int cpu)
 }
 
 /*
- * on_each_cpu_cond_mask()'s condition: @cpu gets the IPI unless it is
- * quiescent with no section left open; the reader's own CPU is sampled
- * directly, with no IPI.  A skipped CPU keeps the zero sample
+ * Whether @cpu gets the reader's IPI: unless it is quiescent with no
+ * section left open.  A skipped CPU keeps the zero sample
  * cmstat_close_gen() gave it: nothing to wait for.  An idle CPU is not
  * woken, an isolated one not disturbed.
  */
-static bool cmstat_cpu_needs_sample(int cpu, void *info)
+static bool cmstat_cpu_needs_sample(int cpu)
 {
-	if (cmstat_mutate_ipi_all() || cpu == smp_processor_id())
+	if (cmstat_mutate_ipi_all())
 		return true;
 	return !cmstat_cpu_quiescent(cpu) || cmstat_cpu_section_left_open(cpu);
+}
+
+/*
+ * Take the samples of every online CPU that needs one: our own directly,
+ * with interrupts off so that none of its sections is half-way, the others
+ * by IPI; then sleep until the last IPI is in.  Not
+ * on_each_cpu_cond_mask(), whose caller spins until every handler has run:
+ * on an overcommitted host a vCPU may wait milliseconds for its turn, and a
+ * reader spinning meanwhile takes host CPU from the very vCPUs it waits
+ * for.  The sleep is not killable, and need not be: an IPI waits for no
+ * section and no lock, only for its CPU to take interrupts.
+ */
+static void cmstat_sample_cpus(struct cmstat_group *group)
+{
+	call_single_data_t *csd;
+	unsigned int cpu, this_cpu;
+	unsigned long flags;
+	int err;
+
+	/* The reader's own count: no handler completes before all are sent. */
+	atomic_set(&group->sampling, 1);
+	reinit_completion(&group->sampled);
+	this_cpu = get_cpu();
+	for_each_online_cpu(cpu) {
+		if (cpu == this_cpu || !cmstat_cpu_needs_sample(cpu))
+			continue;
+		atomic_inc(&group->sampling);
+		/*
+		 * The last close's IPI here has run: its csd was released
+		 * before the handler that completed it.  -ENXIO: @cpu went
+		 * offline since, and is in no section.
+		 */
+		csd = &per_cpu_ptr(group->sample, cpu)->csd;
+		err = smp_call_function_single_async(cpu, csd);
+		WARN_ON_ONCE(err && err != -ENXIO);
+		if (err)
+			atomic_dec(&group->sampling);
+	}
+	local_irq_save(flags);
+	cmstat_sample_seq(group);
+	local_irq_restore(flags);
+	put_cpu();
+	if (!atomic_dec_and_test(&group->sampling))
+		wait_for_completion(&group->sampled);
 }
 
 /*
@@ -553,8 +624,7 @@ static void cmstat_close_gen(struct cmstat_group *group)
 	 * (see cmstat_cpu_quiescent()).
 	 */
 	smp_mb();
-	on_each_cpu_cond_mask(cmstat_cpu_needs_sample, cmstat_sample_seq, group,
-			      true, cpu_online_mask);
+	cmstat_sample_cpus(group);
 	group->closing = true;
 }
 

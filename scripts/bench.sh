@@ -19,6 +19,10 @@
 #   null_blk, scripts/guest/adopt-workload.sh), built as the kernel has
 #   them and adopted with the one Kbuild line (scripts/adopt-build.sh),
 #   in turn in one 1-vCPU VM.
+# - the cut beside busy CPUs (bench/busy.c), in a 4-vCPU VM of
+#   multi-threaded TCG, as it is and with QEMU pinned to one host CPU (4
+#   vCPUs on 1, an overcommitted host): the cut's latency and the CPU the
+#   reader burns per cut, in wall-clock time, pinned against unpinned.
 # - wall clock, second: multi-threaded TCG, the writer and allocator with
 #   SMP vCPUs, the reader once per vCPU count.  These swing with the host's
 #   load (by 20-85% here) and say little about hardware.
@@ -29,8 +33,9 @@
 #
 # Knobs: SMP=N (default: the host's CPU count, so that "all CPUs" really
 # run at once), RUNS=N (default 5, at least 5), READER_CPUS="1 2 4 8 16"
-# (empty: no reader VM), WALL=0 (instruction counts only), MAIN=0 (not the
-# writer, allocator and workload VMs: the reader alone), BOOT_ARGS="..."
+# (empty: no reader VM), WALL=0 (instruction counts only, and no busy
+# cut), MAIN=0 (not the writer, allocator and workload VMs: the reader
+# and the busy cut alone), BOOT_ARGS="..."
 # (added to the guest kernel's command line, e.g. init_on_alloc=0),
 # LOGDIR=dir (console logs and the raw samples, default ./logs).
 # shellcheck source-path=SCRIPTDIR
@@ -81,8 +86,16 @@ fi
 for n in $READER_CPUS; do
 	VM_ICOUNT=1 boot "$icount" "icount-reader-$n" "$n" reader
 done
+busy_unpinned="$LOGDIR/bench-busy-unpinned.samples"
+busy_pinned="$LOGDIR/bench-busy-pinned.samples"
+: >"$busy_unpinned"
+: >"$busy_pinned"
 if [ "$WALL" = 1 ]; then
-	boot "$wall" main "$SMP" main
+	boot "$busy_unpinned" busy-unpinned 4 busy
+	VM_PIN=0 boot "$busy_pinned" busy-pinned 4 busy
+	if [ "$MAIN" = 1 ]; then
+		boot "$wall" main "$SMP" main
+	fi
 	for n in $READER_CPUS; do
 		boot "$wall" "reader-$n" "$n" reader
 	done
@@ -110,6 +123,11 @@ echo "== Static counts, from the disassembly of the code clients compile (script
 echo "$disasm" | grep -E '^cmstat_probe_[a-z0-9_]+: instructions=' | awk '!seen[$0]++' |
 	sed 's/^/  /'
 if [ "$WALL" = 1 ]; then
+	echo
+	echo "== The cut beside busy CPUs (bench/busy.c), 4 vCPUs, 3 writing: wall clock, pinned to 1 host CPU and not =="
+	echo
+	awk -v runs="$RUNS" -f "$CMSTAT_ROOT/scripts/median.awk" \
+		-f "$CMSTAT_ROOT/scripts/bench-busy-summary.awk" "$busy_unpinned" "$busy_pinned"
 	echo
 	echo "== Wall clock (multi-threaded TCG, $SMP vCPUs): swings 20-85% with the host's load; compare rows of this table only =="
 	echo

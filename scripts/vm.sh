@@ -106,12 +106,13 @@ vm_clock() {
 # boot_once KERNEL INITRD LOG TIMEOUT SMP [CMDLINE...]: one boot, console to
 # LOG; QEMU's status, 124 on timeout.  With VM_DISK, that raw image is the
 # guest's /dev/vda, its writes kept in a temporary file (snapshot=on), so
-# that a boot leaves the image as it found it.
+# that a boot leaves the image as it found it.  With VM_PIN, QEMU and all
+# its threads run on those host CPUs only (taskset's list).
 boot_once() {
 	local kernel=$1 initrd=$2 log=$3 tmo=$4 smp=$5
 	shift 5
 	# shellcheck disable=SC2046 # vm_qemu's and vm_accel's words are separate arguments
-	timeout --kill-after=10 "$tmo" $(vm_qemu) \
+	${VM_PIN:+taskset -c "$VM_PIN"} timeout --kill-after=10 "$tmo" $(vm_qemu) \
 		$(vm_accel) -smp "$smp" -m 2G \
 		-kernel "$kernel" -initrd "$initrd" \
 		${VM_DISK:+-drive "file=$VM_DISK,format=raw,if=virtio,snapshot=on"} \

@@ -33,6 +33,8 @@
 #ifndef _CMSTAT_COUNTERS_H
 #define _CMSTAT_COUNTERS_H
 
+#include <linux/atomic.h>
+#include <linux/completion.h>
 #include <linux/jump_label.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
@@ -123,6 +125,9 @@ struct cmstat_cpu_seq {
  * @sample: each CPU's open sections, as their sequence counters stood on
  *	that CPU when the reader closed the last generation (private to
  *	module/counters.c).
+ * @sampling: the samples a close still waits for, and one more while the
+ *	reader sends their IPIs.
+ * @sampled: completed by the last of them.
  *
  * Allocate with cmstat_group_alloc(); all fields are private to the inline
  * writers below and to module/counters.c.
@@ -135,6 +140,8 @@ struct cmstat_group {
 	struct mutex sets_lock;	/* protects @sets */
 	struct list_head sets;
 	struct cmstat_seq_sample __percpu *sample;
+	atomic_t sampling;
+	struct completion sampled;
 };
 
 /**
