@@ -328,18 +328,24 @@ struct cmstat_repair {
  * A section open at depth @idx holds the preemption count at @idx or
  * more until it ends, and the interrupt we run in did not raise it: a
  * lower count shows the CPU outside it.  The reader's own task is in no
- * section (cmstat_read_refused() turned away readers inside one).
- * Without CONFIG_PREEMPT_COUNT the depth cmstat keeps does not drop for
- * a section left open, and only the idle task and the reader's own CPU
- * tell: no section is open there but those left open.
+ * section (cmstat_read_refused() turned away readers inside one).  Nor is
+ * the idle loop, outside a softirq: it runs no client code, and with
+ * preemption disabled from the start, so that its count of 1 says nothing
+ * (without this, a section left open at depth 1 on a CPU that then stays
+ * idle could not be closed until a task ran there).  Without
+ * CONFIG_PREEMPT_COUNT the depth cmstat keeps does not drop for a section
+ * left open, and only the idle loop and the reader's own CPU tell: no
+ * section is open there but those left open.
  */
 static bool cmstat_cpu_outside(unsigned int idx)
 {
 	if (!in_hardirq())
 		return true;	/* the reader's own CPU */
+	if (is_idle_task(current) && !in_serving_softirq())
+		return true;
 	if (IS_ENABLED(CONFIG_PREEMPT_COUNT))
 		return (preempt_count() & PREEMPT_MASK) < idx;
-	return is_idle_task(current) && !in_serving_softirq();
+	return false;
 }
 
 /*
