@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-# kernels: debug kcsan
+# kernels: debug-busy kcsan
 # During an allocation workload over 4 heaps, 5 readers at once take
 # snapshots: 4 read debugfs stats files (everything at one cut, and a
 # heap's), checked by the viewer's --check, which also sums the heaps to

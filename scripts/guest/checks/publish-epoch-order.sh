@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-# kernels: debug kcsan
+# kernels: debug-busy kcsan
 # Eight writers refresh the sysfs epoch at once, 200 times each (more
 # writers than CPUs, so that one is now and then preempted between its
 # snapshot and storing it), while a heap's statistics move and two readers

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-# kernels: debug kcsan
+# kernels: debug-busy kcsan
 # While 4 heaps allocate and free, one of them has been destroyed with
 # objects left (an orphan), and the heap "client" allocates from and frees
 # into two typed caches, the viewer's table rows and the JSON's heaps,
