@@ -8,7 +8,11 @@
 # CPUs must not grow with the snapshots: the reader skips CPUs that are
 # idle or in user mode under nohz_full.  The control, cmstat's test build
 # with mutation=3 (the reader that IPIs every CPU), must show them grow by
-# one per snapshot.  Up to a quarter of the snapshots' count is allowed:
+# one per snapshot: at least three quarters of them, since a CPU idling
+# in a polling loop takes a single call with no interrupt (seen: 1998 of
+# 2000 since the reader sends its calls one by one,
+# smp_call_function_single_async()).  Up to a quarter of the snapshots'
+# count is allowed for the quiet reader:
 # an "idle" CPU is now and then busy (a timer, a kworker) when the reader
 # looks, and gets its IPI then, as it should; and the kernel makes other
 # function calls meanwhile.  CPU 1 took 45 to 54 of 2000 on a quiet host,
@@ -56,6 +60,6 @@ echo "  IPI to every CPU (ctl):  $loud"
 echo "$quiet" "$loud" | awk -v n="$ncpus" -v want="$N" '{
 	for (i = 2; i <= n; i++) {		# CPU 0 runs the reader
 		if ($i > want / 4) bad++
-		if ($(n + i) < want) blind++
+		if ($(n + i) < want * 3 / 4) blind++
 	}
 	exit (bad || blind) }'
