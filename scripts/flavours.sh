@@ -51,7 +51,8 @@ RED_ZONES='slub_debug=Z,cmstat-*'
 #     holding it is descheduled and the others spin on it (TCG has no
 #     paravirtual spinlocks), so that those checks took 4 to 20 times as
 #     long beside one CPU hog (publish-concurrent-readers 1555 s against
-#     81 unloaded; 91 s without kmemleak beside the same hog).
+#     81 unloaded; two VMs side by side beside one hog: 329 s with
+#     kmemleak, 91 s without).
 #   kcsan: the data races; skipped with KCSAN=0.
 #   rt: PREEMPT_RT, the KUnit suites and the mutation proof.
 #   kunit-arm64: weak ordering and non-coherent DMA, the same.
