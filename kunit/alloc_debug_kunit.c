@@ -12,6 +12,8 @@
 
 #include <cmstat/alloc.h>
 
+#include "cmstat_kunit.h"
+
 struct debug_ctx {
 	struct cmstat_heap *a, *b;
 	struct cmstat_heap_stats st;
@@ -25,22 +27,10 @@ static int debug_init(struct kunit *test)
 		kunit_skip(test, "cmstat loaded without debug_free=1");
 	ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, ctx);
-	ctx->a = cmstat_heap_create("kunit-debug-a");
-	ctx->b = cmstat_heap_create("kunit-debug-b");
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, ctx->a);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, ctx->b);
+	ctx->a = cmstat_kunit_heap(test, "kunit-debug-a");
+	ctx->b = cmstat_kunit_heap(test, "kunit-debug-b");
 	test->priv = ctx;
 	return 0;
-}
-
-static void debug_exit(struct kunit *test)
-{
-	struct debug_ctx *ctx = test->priv;
-
-	if (ctx) {
-		cmstat_heap_destroy(ctx->a);
-		cmstat_heap_destroy(ctx->b);
-	}
 }
 
 /* A refused free: one more invalid free, and heap @h's frees unchanged. */
@@ -87,15 +77,16 @@ static void debug_wrong_heap(struct kunit *test)
 static void debug_double_and_foreign(struct kunit *test)
 {
 	struct debug_ctx *ctx = test->priv;
-	void *p = cmstat_alloc(ctx->a, 64, GFP_KERNEL);
-	void *foreign = kmalloc(64, GFP_KERNEL);
+	void *foreign = kunit_kmalloc(test, 64, GFP_KERNEL);
+	void *p;
 
-	KUNIT_ASSERT_NOT_NULL(test, p);
 	KUNIT_ASSERT_NOT_NULL(test, foreign);
+	p = cmstat_alloc(ctx->a, 64, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, p);
 	cmstat_free(ctx->a, p, 64);
 	expect_refused(test, ctx->a, p, 64);		/* twice */
 	expect_refused(test, ctx->a, foreign, 64);	/* not ours */
-	kfree(foreign);
+	kunit_kfree(test, foreign);
 }
 
 static struct kunit_case debug_cases[] = {
@@ -108,7 +99,6 @@ static struct kunit_case debug_cases[] = {
 static struct kunit_suite debug_suite = {
 	.name = "cmstat_alloc_debug",
 	.init = debug_init,
-	.exit = debug_exit,
 	.test_cases = debug_cases,
 };
 

@@ -16,6 +16,8 @@
 #include <cmstat/alloc.h>
 #include <cmstat/counters.h>
 
+#include "cmstat_kunit.h"
+
 struct alloc_test_ctx {
 	struct cmstat_heap *heap;
 	struct cmstat_heap_stats before;	/* heap, at init */
@@ -32,20 +34,11 @@ static int alloc_test_init(struct kunit *test)
 		kunit_skip(test, "cmstat loaded with accounting=0");
 	ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, ctx);
-	ctx->heap = cmstat_heap_create("kunit");
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, ctx->heap);
+	ctx->heap = cmstat_kunit_heap(test, "kunit");
 	cmstat_heap_read(ctx->heap, &ctx->before);
 	cmstat_heaps_read_all(&ctx->all_before);
 	test->priv = ctx;
 	return 0;
-}
-
-static void alloc_test_exit(struct kunit *test)
-{
-	struct alloc_test_ctx *ctx = test->priv;
-
-	if (ctx)
-		cmstat_heap_destroy(ctx->heap);
 }
 
 /* Snapshot the test heap and all heaps; both must be valid. */
@@ -119,10 +112,8 @@ static void alloc_exact_per_class(struct kunit *test)
 		size_t cs = cmstat_class_size(i);
 		size_t lo = i ? cmstat_class_size(i - 1) + 1 : 1;
 
-		big[i] = cmstat_alloc(ctx->heap, cs, GFP_KERNEL);
-		small[i] = cmstat_alloc(ctx->heap, lo, GFP_KERNEL);
-		KUNIT_ASSERT_NOT_NULL(test, big[i]);
-		KUNIT_ASSERT_NOT_NULL(test, small[i]);
+		big[i] = cmstat_kunit_alloc(test, ctx->heap, cs, GFP_KERNEL);
+		small[i] = cmstat_kunit_alloc(test, ctx->heap, lo, GFP_KERNEL);
 		KUNIT_EXPECT_GE(test, ksize(big[i]), cs);
 		held += 2 * cs;
 		requested += cs + lo;
@@ -139,10 +130,8 @@ static void alloc_exact_per_class(struct kunit *test)
 			held);
 
 	for (i = 0; i < CMSTAT_NR_CLASSES; i++) {
-		size_t lo = i ? cmstat_class_size(i - 1) + 1 : 1;
-
-		cmstat_free(ctx->heap, big[i], cmstat_class_size(i));
-		cmstat_free(ctx->heap, small[i], lo);
+		cmstat_kunit_free(test, big[i]);
+		cmstat_kunit_free(test, small[i]);
 	}
 	snap(test);
 	KUNIT_EXPECT_EQ(test, ctx->now.live_bytes, 0);
@@ -166,8 +155,7 @@ static void alloc_exact_large(struct kunit *test)
 		size_t h = PAGE_SIZE << get_order(sizes[i]);
 
 		KUNIT_EXPECT_EQ(test, cmstat_alloc_held_bytes(sizes[i]), h);
-		p[i] = cmstat_alloc(ctx->heap, sizes[i], GFP_KERNEL);
-		KUNIT_ASSERT_NOT_NULL(test, p[i]);
+		p[i] = cmstat_kunit_alloc(test, ctx->heap, sizes[i], GFP_KERNEL);
 		/* The bytes accounted are the bytes the allocator holds. */
 		KUNIT_EXPECT_EQ(test, ksize(p[i]), h);
 		held += h;
@@ -178,7 +166,7 @@ static void alloc_exact_large(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ctx->now.live_bytes, held);
 	KUNIT_EXPECT_EQ(test, ctx->now.mallocs, ARRAY_SIZE(sizes));
 	for (i = 0; i < ARRAY_SIZE(sizes); i++)
-		cmstat_free(ctx->heap, p[i], sizes[i]);
+		cmstat_kunit_free(test, p[i]);
 	snap(test);
 	KUNIT_EXPECT_EQ(test, ctx->now.large_live_objects, 0);
 	KUNIT_EXPECT_EQ(test, ctx->now.large_free_bytes, held);
@@ -203,15 +191,15 @@ static void alloc_alignment(struct kunit *test)
 		size_t size = cmstat_class_size(class), align = size & -size;
 
 		for (i = 0, bad = 0; i < ALIGN_OBJECTS; i++) {
-			p[i] = cmstat_alloc(ctx->heap, size, GFP_KERNEL);
-			KUNIT_ASSERT_NOT_NULL(test, p[i]);
+			p[i] = cmstat_kunit_alloc(test, ctx->heap, size,
+						  GFP_KERNEL);
 			bad += !IS_ALIGNED((unsigned long)p[i], align);
 		}
 		KUNIT_EXPECT_EQ_MSG(test, bad, 0,
 				    "%u of %u objects of %zu bytes not %zu-aligned",
 				    bad, ALIGN_OBJECTS, size, align);
 		for (i = 0; i < ALIGN_OBJECTS; i++)
-			cmstat_free(ctx->heap, p[i], size);
+			cmstat_kunit_free(test, p[i]);
 	}
 }
 
@@ -243,10 +231,10 @@ static void alloc_dma_safe(struct kunit *test)
 		size_t size = cmstat_class_size(class);
 		bool in_place = kmalloc_size_roundup(size) >= line;
 
-		for (i = 0; i < ALIGN_OBJECTS; i++) {
-			p[i] = (unsigned long)cmstat_alloc(ctx->heap, size, GFP_KERNEL);
-			KUNIT_ASSERT_NE(test, p[i], 0);
-		}
+		for (i = 0; i < ALIGN_OBJECTS; i++)
+			p[i] = (unsigned long)cmstat_kunit_alloc(test, ctx->heap,
+								 size,
+								 GFP_KERNEL);
 		sort(p, ALIGN_OBJECTS, sizeof(p[0]), cmp_ptr, NULL);
 		for (i = 0, bad = 0; i < ALIGN_OBJECTS; i++) {
 			bad += !IS_ALIGNED(p[i], min);
@@ -258,7 +246,7 @@ static void alloc_dma_safe(struct kunit *test)
 				    "objects of %zu bytes: %u faults (kmalloc minimum %zu, DMA line %zu)",
 				    size, bad, min, line);
 		for (i = 0; i < ALIGN_OBJECTS; i++)
-			cmstat_free(ctx->heap, (void *)p[i], size);
+			cmstat_kunit_free(test, (void *)p[i]);
 	}
 }
 
@@ -299,12 +287,14 @@ static void alloc_array(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ctx->now.mallocs, 0);
 	KUNIT_EXPECT_EQ(test, ctx->now.frees, 0);
 
-	a = cmstat_alloc_array(ctx->heap, 30, sizeof(*a), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, a);
+	a = cmstat_kunit_keep(test, ctx->heap,
+			      cmstat_alloc_array(ctx->heap, 30, sizeof(*a),
+						 GFP_KERNEL), 30 * sizeof(*a));
 	snap(test);
 	KUNIT_EXPECT_EQ(test, ctx->now.live_requested_bytes, 120);
 	KUNIT_EXPECT_EQ(test, ctx->now.live_bytes, 128);
 	cmstat_free_array(ctx->heap, a, 30, sizeof(*a));
+	cmstat_kunit_forget(test, a);
 	snap(test);
 	KUNIT_EXPECT_EQ(test, ctx->now.live_objects, 0);
 }
@@ -341,22 +331,28 @@ static void alloc_bad_names(struct kunit *test)
 	struct cmstat_heap *h;
 	unsigned int i;
 
+	/* A heap made all the same is destroyed: an error pointer is a no-op. */
 	memset(longest, 'a', CMSTAT_HEAP_NAME_MAX + 1);
 	longest[CMSTAT_HEAP_NAME_MAX + 1] = '\0';
-	KUNIT_EXPECT_PTR_EQ(test, cmstat_heap_create(longest), ERR_PTR(-EINVAL));
+	h = cmstat_heap_create(longest);
+	KUNIT_EXPECT_PTR_EQ(test, h, ERR_PTR(-EINVAL));
+	cmstat_heap_destroy(h);
 	longest[CMSTAT_HEAP_NAME_MAX] = '\0';
 
-	KUNIT_EXPECT_PTR_EQ(test, cmstat_heap_create(NULL), ERR_PTR(-EINVAL));
+	h = cmstat_heap_create(NULL);
+	KUNIT_EXPECT_PTR_EQ(test, h, ERR_PTR(-EINVAL));
+	cmstat_heap_destroy(h);
 	for (i = 0; i < ARRAY_SIZE(bad); i++) {
 		h = cmstat_heap_create(bad[i]);
 		KUNIT_EXPECT_PTR_EQ_MSG(test, h, ERR_PTR(-EINVAL),
 					"name %*pE accepted", (int)strlen(bad[i]),
 					bad[i]);
-		if (!IS_ERR(h))
-			cmstat_heap_destroy(h);
+		cmstat_heap_destroy(h);
 	}
 	/* "kunit" exists (the test's own heap). */
-	KUNIT_EXPECT_PTR_EQ(test, cmstat_heap_create("kunit"), ERR_PTR(-EEXIST));
+	h = cmstat_heap_create("kunit");
+	KUNIT_EXPECT_PTR_EQ(test, h, ERR_PTR(-EEXIST));
+	cmstat_heap_destroy(h);
 	h = cmstat_heap_create(longest);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, h);
 	cmstat_heap_destroy(h);
@@ -407,15 +403,11 @@ static void alloc_fault_injection(struct kunit *test)
 static void alloc_destroy_with_live(struct kunit *test)
 {
 	struct alloc_test_ctx *ctx = test->priv;
-	struct cmstat_heap *h = cmstat_heap_create("kunit-orphan"), *again;
-	void *a, *b;
+	struct cmstat_heap *h = cmstat_kunit_heap(test, "kunit-orphan"), *again;
+	void *a = cmstat_kunit_alloc(test, h, 100, GFP_KERNEL);
+	void *b = cmstat_kunit_alloc(test, h, 50000, GFP_KERNEL);
 
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, h);
-	a = cmstat_alloc(h, 100, GFP_KERNEL);
-	b = cmstat_alloc(h, 50000, GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, a);
-	KUNIT_ASSERT_NOT_NULL(test, b);
-	cmstat_heap_destroy(h);		/* warns with the counts */
+	cmstat_kunit_heap_destroy(test, h);	/* warns with the counts */
 
 	memset(a, 1, 100);		/* still valid memory (KASAN checks) */
 	/*
@@ -431,8 +423,8 @@ static void alloc_destroy_with_live(struct kunit *test)
 	again = cmstat_heap_create("kunit-orphan");
 	KUNIT_EXPECT_NOT_ERR_OR_NULL(test, again);
 	cmstat_heap_destroy(again);
-	cmstat_free(h, a, 100);
-	cmstat_free(h, b, 50000);
+	cmstat_kunit_free(test, a);
+	cmstat_kunit_free(test, b);
 	snap(test);
 	KUNIT_EXPECT_EQ(test, ctx->all_now.live_objects,
 			ctx->all_before.live_objects);
@@ -457,7 +449,6 @@ static struct kunit_case alloc_cases[] = {
 static struct kunit_suite alloc_suite = {
 	.name = "cmstat_alloc",
 	.init = alloc_test_init,
-	.exit = alloc_test_exit,
 	.test_cases = alloc_cases,
 };
 

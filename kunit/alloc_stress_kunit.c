@@ -25,6 +25,8 @@
 #include <cmstat/alloc.h>
 #include <cmstat/counters.h>
 
+#include "cmstat_kunit.h"
+
 static unsigned int alloc_stress_snapshots = 300;
 module_param(alloc_stress_snapshots, uint, 0444);
 MODULE_PARM_DESC(alloc_stress_snapshots,
@@ -185,7 +187,27 @@ static void add_truth(struct truth *sum, const struct truth *t)
 	sum->alloc_bytes += t->alloc_bytes;
 }
 
-/* Create @nr_heaps heaps, then start a worker on every CPU and the timers. */
+/*
+ * Stop the timers and free what they hold: when the case ends, or at its
+ * stop, once the workers are stopped.
+ */
+static void irq_workers_stop(void *unused)
+{
+	unsigned int cpu;
+
+	WRITE_ONCE(stress_stop, true);
+	for_each_possible_cpu(cpu) {
+		struct irq_worker *w = per_cpu_ptr(&irq_workers, cpu);
+
+		hrtimer_cancel(&w->timer);
+		drain(w->ring, IRQ_RING, &w->truth);
+	}
+}
+
+/*
+ * Create @nr_heaps heaps, then start the timers and a worker on every
+ * CPU.  A worker frees what it holds when it is stopped.
+ */
 static struct stress_load *stress_start(struct kunit *test,
 					unsigned int nr_heaps)
 {
@@ -201,12 +223,10 @@ static struct stress_load *stress_start(struct kunit *test,
 	KUNIT_ASSERT_NOT_NULL(test, l->workers);
 	for (l->nr_heaps = 0; l->nr_heaps < nr_heaps; l->nr_heaps++) {
 		snprintf(name, sizeof(name), "kunit-stress%u", l->nr_heaps);
-		l->heaps[l->nr_heaps] = cmstat_heap_create(name);
-		KUNIT_ASSERT_NOT_ERR_OR_NULL(test, l->heaps[l->nr_heaps]);
+		l->heaps[l->nr_heaps] = cmstat_kunit_heap(test, name);
 	}
 	load = l;
 
-	/* No assertion from here on: it would leave timers armed. */
 	WRITE_ONCE(stress_stop, false);
 	for_each_possible_cpu(cpu) {
 		struct irq_worker *w = per_cpu_ptr(&irq_workers, cpu);
@@ -215,41 +235,38 @@ static struct stress_load *stress_start(struct kunit *test,
 		cmstat_hrtimer_setup(&w->timer, irq_worker_fn, CLOCK_MONOTONIC,
 				     HRTIMER_MODE_REL_PINNED);
 	}
+	cmstat_kunit_defer(test, irq_workers_stop, NULL);
 	on_each_cpu(irq_worker_start, NULL, 1);
 	for_each_online_cpu(cpu) {
+		struct alloc_worker *w;
 		struct task_struct *t;
 
 		if (i == num_online_cpus())
 			break;
-		t = kthread_create(alloc_worker_fn, &l->workers[i],
-				   "cmstat_alloc/%u", cpu);
-		if (IS_ERR(t)) {
-			KUNIT_FAIL(test, "kthread_create: %pe", t);
-			break;
-		}
-		kthread_bind(t, cpu);
-		l->workers[i++].task = t;
-		wake_up_process(t);
+		w = &l->workers[i];
+		t = kthread_create(alloc_worker_fn, w, "cmstat_alloc/%u", cpu);
+		w->task = cmstat_kunit_kthread(test, t);
+		kthread_bind(w->task, cpu);
+		wake_up_process(w->task);
+		l->nr_workers = ++i;
 	}
-	l->nr_workers = i;
 	return l;
 }
 
 /* Stop everything, free every object, and add up what the workers did. */
-static void stress_stop_all(struct stress_load *l)
+static void stress_stop_all(struct kunit *test, struct stress_load *l)
 {
 	unsigned int i, cpu;
 
 	WRITE_ONCE(stress_stop, true);
 	for (i = 0; i < l->nr_workers; i++) {
-		kthread_stop(l->workers[i].task);
+		cmstat_kunit_kthread_stop(test, l->workers[i].task);
 		add_truth(&l->sum, &l->workers[i].truth);
 	}
+	kunit_release_action(test, irq_workers_stop, NULL);
 	for_each_possible_cpu(cpu) {
 		struct irq_worker *w = per_cpu_ptr(&irq_workers, cpu);
 
-		hrtimer_cancel(&w->timer);
-		drain(w->ring, IRQ_RING, &w->truth);
 		add_truth(&l->sum, &w->truth);
 		add_truth(&l->irq, &w->truth);
 	}
@@ -288,7 +305,7 @@ static void stress_finish(struct kunit *test, struct stress_load *l,
 	bool exact;
 	unsigned int i;
 
-	stress_stop_all(l);
+	stress_stop_all(test, l);
 	exact = stress_exact(test, l);
 	kunit_info(test,
 		   "cpus=%u heaps=%u snapshots=%lu %s=%lu%s allocs=%llu frees=%llu stats_exact=%d irq_allocs=%llu failed=%llu alloc_bytes=%llu\n",
@@ -299,7 +316,7 @@ static void stress_finish(struct kunit *test, struct stress_load *l,
 	KUNIT_EXPECT_TRUE(test, exact);
 	KUNIT_EXPECT_GT(test, l->irq.mallocs, 0);
 	for (i = 0; i < l->nr_heaps; i++)
-		cmstat_heap_destroy(l->heaps[i]);
+		cmstat_kunit_heap_destroy(test, l->heaps[i]);
 	load = NULL;
 }
 

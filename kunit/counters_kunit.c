@@ -19,25 +19,14 @@
 #include <cmstat/alloc.h>
 #include <cmstat/counters.h>
 
+#include "cmstat_kunit.h"
+
 #define NR_TEST_COUNTERS	4
 
-KUNIT_DEFINE_ACTION_WRAPPER(free_set_action, cmstat_counters_free,
-			    struct cmstat_counters *);
-
-/*
- * A counter set, freed when the test case ends, however it ends: a failed
- * assertion no longer leaks it.  Every thread of a case that uses the set
- * is stopped (or was never woken) before the case returns, so the set
- * outlives its users.
- */
-static struct cmstat_counters *alloc_set(struct kunit *test, unsigned int nr)
+/* A counter set of its own group, freed when the case ends. */
+static struct cmstat_counters *alloc_set(struct kunit *test)
 {
-	struct cmstat_counters *set = cmstat_counters_alloc(NULL, nr);
-
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, set);
-	KUNIT_ASSERT_EQ(test,
-			kunit_add_action_or_reset(test, free_set_action, set), 0);
-	return set;
+	return cmstat_kunit_counters(test, NULL, NR_TEST_COUNTERS);
 }
 
 /* A snapshot that must succeed; returns its epoch. */
@@ -66,7 +55,7 @@ static void write_all(struct cmstat_counters *set, const s64 *d)
 
 static void counters_exact_after_writes(struct kunit *test)
 {
-	struct cmstat_counters *set = alloc_set(test, NR_TEST_COUNTERS);
+	struct cmstat_counters *set = alloc_set(test);
 	s64 d[NR_TEST_COUNTERS] = { 1, 10, 100, 1000 };
 	u64 totals[NR_TEST_COUNTERS];
 	unsigned int i, n;
@@ -81,7 +70,7 @@ static void counters_exact_after_writes(struct kunit *test)
 /* At least three times round the ring, with writes between reads. */
 static void counters_reads_rotate(struct kunit *test)
 {
-	struct cmstat_counters *set = alloc_set(test, NR_TEST_COUNTERS);
+	struct cmstat_counters *set = alloc_set(test);
 	s64 d[NR_TEST_COUNTERS];
 	u64 totals[NR_TEST_COUNTERS], expect = 0;
 	unsigned long n;
@@ -103,7 +92,7 @@ static void counters_reads_rotate(struct kunit *test)
 
 static void counters_read_without_writers(struct kunit *test)
 {
-	struct cmstat_counters *set = alloc_set(test, NR_TEST_COUNTERS);
+	struct cmstat_counters *set = alloc_set(test);
 	u64 totals[NR_TEST_COUNTERS];
 	unsigned int i, n;
 
@@ -117,7 +106,7 @@ static void counters_read_without_writers(struct kunit *test)
 
 static void counters_signed_deltas(struct kunit *test)
 {
-	struct cmstat_counters *set = alloc_set(test, NR_TEST_COUNTERS);
+	struct cmstat_counters *set = alloc_set(test);
 	s64 up[NR_TEST_COUNTERS] = { 5, S64_MAX, -1, 7 };
 	s64 down[NR_TEST_COUNTERS] = { -8, 2, -1, -7 };
 	u64 totals[NR_TEST_COUNTERS];
@@ -135,10 +124,15 @@ static void counters_signed_deltas(struct kunit *test)
 
 static void counters_bad_alloc(struct kunit *test)
 {
-	KUNIT_EXPECT_PTR_EQ(test, cmstat_counters_alloc(NULL, 0), ERR_PTR(-EINVAL));
-	KUNIT_EXPECT_PTR_EQ(test, cmstat_counters_alloc(NULL, CMSTAT_COUNTERS_MAX + 1),
-			    ERR_PTR(-EINVAL));
-	/* Freeing NULL or an error pointer is a no-op. */
+	struct cmstat_counters *set;
+
+	/* Freeing NULL or an error pointer is a no-op: one made is freed. */
+	set = cmstat_counters_alloc(NULL, 0);
+	KUNIT_EXPECT_PTR_EQ(test, set, ERR_PTR(-EINVAL));
+	cmstat_counters_free(set);
+	set = cmstat_counters_alloc(NULL, CMSTAT_COUNTERS_MAX + 1);
+	KUNIT_EXPECT_PTR_EQ(test, set, ERR_PTR(-EINVAL));
+	cmstat_counters_free(set);
 	cmstat_counters_free(NULL);
 	cmstat_counters_free(ERR_PTR(-EINVAL));
 }
@@ -146,26 +140,27 @@ static void counters_bad_alloc(struct kunit *test)
 /* A group freed before its sets is left allocated: the sets still work. */
 static void counters_group_freed_early(struct kunit *test)
 {
-	struct cmstat_group *group = cmstat_group_alloc();
-	struct cmstat_counters *set;
+	struct cmstat_group *group = cmstat_kunit_group(test);
+	struct cmstat_counters *set = cmstat_kunit_counters(test, group,
+							    NR_TEST_COUNTERS);
 	s64 d[NR_TEST_COUNTERS] = { 5 };
 	u64 totals[NR_TEST_COUNTERS];
 
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, group);
-	set = cmstat_counters_alloc(group, NR_TEST_COUNTERS);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, set);
 	cmstat_group_free(group);	/* refused, with a message */
 	write_all(set, d);
 	read_ok(test, set, totals);
 	KUNIT_EXPECT_EQ(test, totals[0], 5);
-	cmstat_counters_free(set);
-	cmstat_group_free(group);
+	cmstat_kunit_counters_free(test, set);
+	cmstat_kunit_group_free(test, group);
 }
 
 /*
  * A section held open: adds to counter 0, stays in the section until told
  * to go on, then adds to counter 1 and closes.  Run by a kthread (task
  * context) or a BH work item (softirq context) on a CPU of its own.
+ * KUnit's memory, not the case's stack: a case that ends at a failed
+ * assertion leaves the thread or work item running until KUnit's cleanup
+ * releases the section and stops it.
  */
 struct held_section {
 	struct cmstat_counters *set;
@@ -173,6 +168,7 @@ struct held_section {
 	bool release;
 	int seq;		/* the sequence counter the section used */
 	bool timed_out;
+	struct task_struct *task;	/* the kthread holding it, if one does */
 	struct work_struct bh_work;
 };
 
@@ -200,7 +196,7 @@ static void hold_section(struct held_section *h)
 	slot = cmstat_section_slot(&sec, h->set);
 	cmstat_section_add(slot, 0, 1);
 	complete(&h->opened);
-	/* Pairs with WRITE_ONCE() in expect_reader_held(). */
+	/* Pairs with WRITE_ONCE() in held_release(). */
 	while (!READ_ONCE(h->release)) {
 		if (++spins == HOLD_MAX_SPINS) {
 			h->timed_out = true;
@@ -225,12 +221,29 @@ static void held_bh_fn(struct work_struct *work)
 	hold_section(container_of(work, struct held_section, bh_work));
 }
 
+/* Let the held section end: a deferred action, run before the stop. */
+static void held_release(void *arg)
+{
+	struct held_section *h = arg;
+
+	/* Pairs with READ_ONCE() in hold_section(). */
+	WRITE_ONCE(h->release, true);
+}
+
+static void held_bh_flush(void *arg)
+{
+	struct held_section *h = arg;
+
+	flush_work(&h->bh_work);
+}
+
 struct held_reader {
 	struct cmstat_counters *set;
 	u64 totals[NR_TEST_COUNTERS];
 	int err;
 	struct completion started;
 	struct completion done;
+	struct task_struct *task;
 };
 
 /* A kthread ignores signals unless it allows them: this one can be killed. */
@@ -248,25 +261,25 @@ static int held_reader_fn(void *arg)
 }
 
 /*
- * The reader, created and bound to @rcpu before the writer opens its
- * section: once a BH work item spins on the writer's CPU, that CPU looks
- * idle to the scheduler, and a task woken there (kthreadd, creating a
- * thread) waits for the section too.
+ * The reader of @h's set, created and bound to the first CPU before the
+ * writer opens its section: once a BH work item spins on the writer's
+ * CPU, that CPU looks idle to the scheduler, and a task woken there
+ * (kthreadd, creating a thread) waits for the section too.  Made before
+ * the writer, it is stopped after the writer has been released.
  */
-static struct task_struct *held_reader_create(struct kunit *test,
-					      struct held_reader *r,
-					      struct cmstat_counters *set,
-					      unsigned int rcpu)
+static struct held_reader *held_reader_create(struct kunit *test,
+					      struct held_section *h)
 {
-	struct task_struct *rt;
+	struct held_reader *r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
 
-	r->set = set;
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	r->set = h->set;
 	init_completion(&r->started);
 	init_completion(&r->done);
-	rt = kthread_create(held_reader_fn, r, "cmstat_held_r");
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, rt);
-	kthread_bind(rt, rcpu);
-	return rt;
+	r->task = cmstat_kunit_kthread(test, kthread_create(held_reader_fn, r,
+							    "cmstat_held_r"));
+	kthread_bind(r->task, cpumask_first(cpu_online_mask));
+	return r;
 }
 
 /*
@@ -278,24 +291,24 @@ static struct task_struct *held_reader_create(struct kunit *test,
 #define HELD_POLL_US	100
 
 /*
- * With @h's section open on another CPU, the reader @rt must wait for it
+ * With @h's section open on another CPU, the reader @r must wait for it
  * until it is released, and then hold the update wholly or not at all.
  */
 static void expect_reader_held(struct kunit *test, struct held_section *h,
-			       struct held_reader *r, struct task_struct *rt)
+			       struct held_reader *r)
 {
 	u64 totals[NR_TEST_COUNTERS];
 	unsigned int i;
 
-	wake_up_process(rt);
+	wake_up_process(r->task);
 	wait_for_completion(&r->started);
 	for (i = 0; i < HELD_POLLS && !completion_done(&r->done); i++)
 		udelay(HELD_POLL_US);
 	KUNIT_EXPECT_FALSE_MSG(test, completion_done(&r->done),
 			       "the reader did not wait for the open section");
-	WRITE_ONCE(h->release, true);
+	kunit_release_action(test, held_release, h);
 	wait_for_completion(&r->done);
-	kthread_stop(rt);
+	cmstat_kunit_kthread_stop(test, r->task);
 	KUNIT_EXPECT_FALSE(test, h->timed_out);
 
 	KUNIT_EXPECT_EQ(test, r->err, 0);
@@ -311,52 +324,55 @@ static void expect_reader_held(struct kunit *test, struct held_section *h,
  * The test itself runs on the second CPU, away from the writer's, where a
  * softirq section spinning would hold it up too.
  */
-static void held_init(struct kunit *test, struct held_section *h)
+static struct held_section *held_init(struct kunit *test)
 {
+	struct held_section *h;
 	unsigned int mid;
 
 	if (num_online_cpus() < 3)
 		kunit_skip(test, "needs 3 CPUs: writer, reader, test");
 	mid = cpumask_next(cpumask_first(cpu_online_mask), cpu_online_mask);
 	KUNIT_ASSERT_EQ(test, set_cpus_allowed_ptr(current, cpumask_of(mid)), 0);
-	h->set = alloc_set(test, NR_TEST_COUNTERS);
+	h = kunit_kzalloc(test, sizeof(*h), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, h);
+	h->set = alloc_set(test);
 	init_completion(&h->opened);
+	return h;
 }
 
 /*
  * A task section held open, by a kthread spinning on the last CPU, for
- * the reader @rt (not yet woken) to meet.
+ * the reader to meet.  When the case ends the section is released
+ * before the kthread is stopped: the thread leaves it only when told.
  */
-static struct task_struct *held_task_start(struct kunit *test,
-					   struct held_section *h,
-					   struct task_struct *rt)
+static void held_task_start(struct kunit *test, struct held_section *h)
 {
-	struct task_struct *wt = kthread_create(held_task_fn, h, "cmstat_held_w");
-
-	if (IS_ERR(wt))
-		kthread_stop(rt);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, wt);
-	kthread_bind(wt, cpumask_last(cpu_online_mask));
-	wake_up_process(wt);
+	h->task = cmstat_kunit_kthread(test, kthread_create(held_task_fn, h,
+							    "cmstat_held_w"));
+	cmstat_kunit_defer(test, held_release, h);
+	kthread_bind(h->task, cpumask_last(cpu_online_mask));
+	wake_up_process(h->task);
 	wait_for_completion(&h->opened);
 	/* A kthread's section: the first depth. */
 	KUNIT_EXPECT_EQ(test, h->seq, 1);
-	return wt;
+}
+
+/* Release the section held by held_task_start(), and stop its kthread. */
+static void held_task_stop(struct kunit *test, struct held_section *h)
+{
+	kunit_release_action(test, held_release, h);
+	cmstat_kunit_kthread_stop(test, h->task);
 }
 
 /* The writer, spinning, runs on the last CPU; the reader on the first. */
 static void counters_task_section_holds_reader(struct kunit *test)
 {
-	struct held_section h = { };
-	struct held_reader r = { };
-	struct task_struct *wt, *rt;
+	struct held_section *h = held_init(test);
+	struct held_reader *r = held_reader_create(test, h);
 
-	held_init(test, &h);
-	rt = held_reader_create(test, &r, h.set, cpumask_first(cpu_online_mask));
-	wt = held_task_start(test, &h, rt);
-
-	expect_reader_held(test, &h, &r, rt);
-	kthread_stop(wt);
+	held_task_start(test, h);
+	expect_reader_held(test, h, r);
+	held_task_stop(test, h);
 }
 
 /*
@@ -369,19 +385,22 @@ static void counters_task_section_holds_reader(struct kunit *test)
  */
 static void counters_softirq_section_holds_reader(struct kunit *test)
 {
-	struct held_section h = { };
-	struct held_reader r = { };
-	struct task_struct *rt;
+	struct held_section *h = held_init(test);
+	struct held_reader *r = held_reader_create(test, h);
 
-	held_init(test, &h);
-	rt = held_reader_create(test, &r, h.set, cpumask_first(cpu_online_mask));
-	INIT_WORK(&h.bh_work, held_bh_fn);
-	queue_work_on(cpumask_last(cpu_online_mask), system_bh_wq, &h.bh_work);
-	wait_for_completion(&h.opened);
-	KUNIT_EXPECT_GE(test, h.seq, 1);
+	/*
+	 * The actions before the work is queued: with it spinning, nothing
+	 * that may wait for the writer's CPU.  Released, then flushed.
+	 */
+	INIT_WORK(&h->bh_work, held_bh_fn);
+	cmstat_kunit_defer(test, held_bh_flush, h);
+	cmstat_kunit_defer(test, held_release, h);
+	queue_work_on(cpumask_last(cpu_online_mask), system_bh_wq, &h->bh_work);
+	wait_for_completion(&h->opened);
+	KUNIT_EXPECT_GE(test, h->seq, 1);
 
-	expect_reader_held(test, &h, &r, rt);
-	flush_work(&h.bh_work);
+	expect_reader_held(test, h, r);
+	kunit_release_action(test, held_bh_flush, h);
 }
 
 /* How long the killed-reader case waits for the reader's close, at most. */
@@ -397,16 +416,14 @@ static void counters_softirq_section_holds_reader(struct kunit *test)
 static void counters_read_after_killed_reader(struct kunit *test)
 {
 	s64 d[NR_TEST_COUNTERS] = { 0, 0, 100, 0 };
-	struct held_section h = { };
-	struct held_reader r = { };
-	struct task_struct *wt, *rt;
+	struct held_section *h = held_init(test);
+	struct held_reader *r = held_reader_create(test, h);
+	struct cmstat_group *group = cmstat_counters_group(h->set);
 	u64 totals[NR_TEST_COUNTERS];
 	unsigned long gen;
 	unsigned int i;
 
-	held_init(test, &h);
-	rt = held_reader_create(test, &r, h.set, cpumask_first(cpu_online_mask));
-	wt = held_task_start(test, &h, rt);
+	held_task_start(test, h);
 
 	/*
 	 * Killed once it has closed a generation and waits for the section.
@@ -414,25 +431,23 @@ static void counters_read_after_killed_reader(struct kunit *test)
 	 * more on a coarse jiffy): the held section is a task's, on another
 	 * CPU, so timers run.  Pairs with WRITE_ONCE() in cmstat_close_gen().
 	 */
-	gen = READ_ONCE(cmstat_counters_group(h.set)->gen);
-	wake_up_process(rt);
-	wait_for_completion(&r.started);
-	for (i = 0; i < KILL_POLLS &&
-	     READ_ONCE(cmstat_counters_group(h.set)->gen) == gen; i++)
+	gen = READ_ONCE(group->gen);
+	wake_up_process(r->task);
+	wait_for_completion(&r->started);
+	for (i = 0; i < KILL_POLLS && READ_ONCE(group->gen) == gen; i++)
 		msleep(KILL_POLL_MS);
-	KUNIT_EXPECT_NE_MSG(test, READ_ONCE(cmstat_counters_group(h.set)->gen),
-			    gen, "the reader closed no generation");
-	send_sig(SIGKILL, rt, 1);
-	wait_for_completion(&r.done);
-	kthread_stop(rt);
-	KUNIT_EXPECT_EQ(test, r.err, -EINTR);
+	KUNIT_EXPECT_NE_MSG(test, READ_ONCE(group->gen), gen,
+			    "the reader closed no generation");
+	send_sig(SIGKILL, r->task, 1);
+	wait_for_completion(&r->done);
+	cmstat_kunit_kthread_stop(test, r->task);
+	KUNIT_EXPECT_EQ(test, r->err, -EINTR);
 
-	WRITE_ONCE(h.release, true);
-	kthread_stop(wt);		/* the held section has ended */
-	KUNIT_EXPECT_FALSE(test, h.timed_out);
-	write_all(h.set, d);
+	held_task_stop(test, h);	/* the held section has ended */
+	KUNIT_EXPECT_FALSE(test, h->timed_out);
+	write_all(h->set, d);
 
-	read_ok(test, h.set, totals);
+	read_ok(test, h->set, totals);
 	KUNIT_EXPECT_EQ(test, totals[0], 1);
 	KUNIT_EXPECT_EQ(test, totals[1], 1);
 	KUNIT_EXPECT_EQ_MSG(test, totals[2], 100,
@@ -448,13 +463,18 @@ static int destroy_heap_fn(void *heap)
 	return 0;
 }
 
+/*
+ * The kthread that will destroy @heap.  Until it is woken the case
+ * destroys the heap when it ends (the kthread, stopped unwoken, never
+ * runs); cmstat_kunit_heap_give() before the wake-up hands it over.
+ */
 static struct task_struct *destroyer_create(struct kunit *test,
 					    struct cmstat_heap *heap)
 {
-	struct task_struct *t = kthread_create(destroy_heap_fn, heap,
-					       "cmstat_destroy");
+	struct task_struct *t;
 
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, t);
+	t = cmstat_kunit_kthread(test, kthread_create(destroy_heap_fn, heap,
+						      "cmstat_destroy"));
 	kthread_bind(t, cpumask_first(cpu_online_mask));
 	return t;
 }
@@ -466,65 +486,66 @@ static struct task_struct *destroyer_create(struct kunit *test,
  * between: it must leave the heap to the destroy's own cut.  Released by
  * the early cut, the heap would lose that object's counts, and the
  * object's free would touch freed memory (not tried: the test stops at
- * the lost count).
+ * the lost count, the object left allocated).
  */
 static void counters_cut_before_destroy(struct kunit *test)
 {
 	struct cmstat_heap_stats *before, *after;
 	struct cmstat_heap *bystander, *heap, *again;
-	struct task_struct *early, *late, *wt;
-	struct held_section h = { };
+	struct task_struct *early, *late;
+	struct held_section *h;
 	unsigned long gen;
 	unsigned int i;
 	void *obj;
 
 	if (!cmstat_accounting_enabled())
 		kunit_skip(test, "cmstat loaded with accounting=0");
-	held_init(test, &h);
+	h = held_init(test);
 	before = kunit_kzalloc(test, sizeof(*before), GFP_KERNEL);
 	after = kunit_kzalloc(test, sizeof(*after), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, before);
 	KUNIT_ASSERT_NOT_NULL(test, after);
-	bystander = cmstat_heap_create("kunit-bystander");
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, bystander);
-	heap = cmstat_heap_create("kunit-late");
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, heap);
+	bystander = cmstat_kunit_heap(test, "kunit-bystander");
+	heap = cmstat_kunit_heap(test, "kunit-late");
 	KUNIT_ASSERT_EQ(test, cmstat_heaps_read_all(before), 0);
 	early = destroyer_create(test, bystander);
 	late = destroyer_create(test, heap);
-	wt = held_task_start(test, &h, early);
+	held_task_start(test, h);
 
 	/*
 	 * The early cut: its generation closed, it waits for the section.
 	 * Pairs with WRITE_ONCE() in cmstat_close_gen().
 	 */
 	gen = READ_ONCE(cmstat_heap_group.gen);
+	cmstat_kunit_heap_give(test, bystander);
 	wake_up_process(early);
 	for (i = 0; i < KILL_POLLS && READ_ONCE(cmstat_heap_group.gen) == gen; i++)
 		msleep(KILL_POLL_MS);
 	KUNIT_EXPECT_NE_MSG(test, READ_ONCE(cmstat_heap_group.gen), gen,
 			    "the early cut closed no generation");
-	obj = cmstat_alloc(heap, 100, GFP_KERNEL);
+	obj = cmstat_kunit_alloc(test, heap, 100, GFP_KERNEL);
 	/* The late destroy: the heap an orphan, its cut behind the early. */
+	cmstat_kunit_heap_give(test, heap);
 	wake_up_process(late);
 	for (i = 0, again = ERR_PTR(-EEXIST);
 	     i < KILL_POLLS && PTR_ERR(again) == -EEXIST; i++) {
 		msleep(KILL_POLL_MS);
 		again = cmstat_heap_create("kunit-late");
 	}
-	WRITE_ONCE(h.release, true);
-	kthread_stop(wt);
-	kthread_stop(early);
-	kthread_stop(late);
+	held_task_stop(test, h);
+	cmstat_kunit_kthread_stop(test, early);
+	cmstat_kunit_kthread_stop(test, late);
 	cmstat_heap_destroy(again);
-	KUNIT_EXPECT_FALSE(test, h.timed_out);
+	KUNIT_EXPECT_FALSE(test, h->timed_out);
 	KUNIT_EXPECT_FALSE(test, IS_ERR(again));
-	KUNIT_ASSERT_NOT_NULL(test, obj);
 
 	KUNIT_ASSERT_EQ(test, cmstat_heaps_read_all(after), 0);
+	/* Released early, the heap is freed memory: no free through it. */
+	if (after->live_objects != before->live_objects + 1)
+		cmstat_kunit_forget(test, obj);
 	KUNIT_ASSERT_EQ_MSG(test, after->live_objects, before->live_objects + 1,
 			    "a cut released the heap by counters older than its destroy");
-	cmstat_free(heap, obj, 100);
+	cmstat_kunit_free(test, obj);
 	KUNIT_ASSERT_EQ(test, cmstat_heaps_read_all(after), 0);
 	KUNIT_EXPECT_EQ(test, after->live_objects, before->live_objects);
 }
@@ -536,7 +557,7 @@ static void counters_cut_before_destroy(struct kunit *test)
  */
 static void counters_read_in_section(struct kunit *test)
 {
-	struct cmstat_counters *set = alloc_set(test, NR_TEST_COUNTERS);
+	struct cmstat_counters *set = alloc_set(test);
 	u64 totals[NR_TEST_COUNTERS];
 	struct cmstat_heap_stats *st = kunit_kzalloc(test, sizeof(*st),
 						     GFP_KERNEL);
@@ -565,7 +586,7 @@ static void counters_read_in_section(struct kunit *test)
  */
 static void counters_read_in_deeper_section(struct kunit *test)
 {
-	struct cmstat_counters *set = alloc_set(test, NR_TEST_COUNTERS);
+	struct cmstat_counters *set = alloc_set(test);
 	u64 totals[NR_TEST_COUNTERS];
 	struct cmstat_section sec;
 	unsigned long seq = 0;

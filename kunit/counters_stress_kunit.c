@@ -57,6 +57,8 @@
 #include <cmstat/compat.h>
 #include <cmstat/counters.h>
 
+#include "cmstat_kunit.h"
+
 static unsigned int stress_snapshots = 2000;
 module_param(stress_snapshots, uint, 0444);
 MODULE_PARM_DESC(stress_snapshots,
@@ -421,6 +423,43 @@ static void stress_arm_timers(void *unused)
 		      HRTIMER_MODE_REL_PINNED_SOFT);
 }
 
+#if HAVE_TEST_NMI
+/*
+ * Unregister the NMI handler: when the case ends, or at its stop.  An NMI
+ * raised just before the stop may still be on its way.
+ */
+static void stress_nmi_unregister(void *unused)
+{
+	unsigned int cpu;
+	int i;
+
+	for_each_possible_cpu(cpu)
+		for (i = 0; i < 1000 &&
+		     READ_ONCE(per_cpu_ptr(&stress_cpu, cpu)->nmi_pending); i++)
+			usleep_range(1000, 2000);
+	unregister_nmi_handler(NMI_LOCAL, "cmstat_kunit");
+}
+#endif
+
+/*
+ * Stop the timers, and what they and the writers queued: when the case
+ * ends, or at its stop, once the writers are stopped.
+ */
+static void stress_timers_stop(void *unused)
+{
+	unsigned int cpu;
+
+	WRITE_ONCE(stress_stop, true);
+	for_each_possible_cpu(cpu) {
+		struct stress_cpu *sc = per_cpu_ptr(&stress_cpu, cpu);
+
+		hrtimer_cancel(&sc->hard);
+		hrtimer_cancel(&sc->soft);
+		irq_work_sync(&sc->work);
+		flush_work(&sc->bh_work);
+	}
+}
+
 static void stress_start(struct kunit *test, struct stress_run *run)
 {
 	unsigned int i, l, cpu;
@@ -428,8 +467,7 @@ static void stress_start(struct kunit *test, struct stress_run *run)
 	run->writers = kunit_kcalloc(test, run->nr_writers,
 				     sizeof(*run->writers), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, run->writers);
-	stress_set = cmstat_counters_alloc(NULL, NR_STRESS_COUNTERS);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, stress_set);
+	stress_set = cmstat_kunit_counters(test, NULL, NR_STRESS_COUNTERS);
 	/*
 	 * With fewer writers than CPUs, the reader (this case's own kthread)
 	 * keeps to the last CPU and the writers start at the first.  A writer
@@ -445,33 +483,29 @@ static void stress_start(struct kunit *test, struct stress_run *run)
 #if HAVE_TEST_NMI
 	KUNIT_ASSERT_EQ(test, register_nmi_handler(NMI_LOCAL, stress_nmi, 0,
 						   "cmstat_kunit"), 0);
+	cmstat_kunit_defer(test, stress_nmi_unregister, NULL);
 #endif
-	/* No assertion from here on: they would leave timers armed. */
 	WRITE_ONCE(stress_stop, false);
 	for_each_possible_cpu(cpu) {
 		memset(per_cpu_ptr(&stress_tally, cpu), 0,
 		       sizeof(struct stress_tally));
 		stress_init_cpu(cpu);
 	}
+	cmstat_kunit_defer(test, stress_timers_stop, NULL);
 	on_each_cpu(stress_arm_timers, NULL, 1);
 
 	cpu = cpumask_first(cpu_online_mask);
 	for (i = 0; i < run->nr_writers; i++) {
+		struct stress_writer *w = &run->writers[i];
 		struct task_struct *t;
 
-		t = kthread_create(stress_writer_fn, &run->writers[i],
-				   "cmstat_stress/%u", i);
-		if (IS_ERR(t)) {
-			KUNIT_FAIL(test, "kthread_create: %pe", t);
-			run->nr_writers = i;
-			break;
-		}
-		kthread_bind(t, cpu);
 		for (l = 0; l < NEST_LEVELS; l++)
-			raw_spin_lock_init(&run->writers[i].locks[l]);
-		run->writers[i].task = t;
-		run->writers[i].sleeps = run->sleepers;
-		wake_up_process(t);
+			raw_spin_lock_init(&w->locks[l]);
+		w->sleeps = run->sleepers;
+		t = kthread_create(stress_writer_fn, w, "cmstat_stress/%u", i);
+		w->task = cmstat_kunit_kthread(test, t);
+		kthread_bind(w->task, cpu);
+		wake_up_process(w->task);
 		cpu = cpumask_next(cpu, cpu_online_mask);
 		if (cpu >= nr_cpu_ids)
 			cpu = cpumask_first(cpu_online_mask);
@@ -488,19 +522,13 @@ static void stress_start(struct kunit *test, struct stress_run *run)
 }
 
 #if HAVE_TEST_NMI
-/* An NMI raised just before the stop may still be on its way. */
 static void stress_wait_nmis(struct kunit *test)
 {
 	unsigned int cpu;
-	int i;
 
-	for_each_possible_cpu(cpu)
-		for (i = 0; i < 1000 &&
-		     READ_ONCE(per_cpu_ptr(&stress_cpu, cpu)->nmi_pending); i++)
-			usleep_range(1000, 2000);
+	kunit_release_action(test, stress_nmi_unregister, NULL);
 	for_each_possible_cpu(cpu)
 		KUNIT_EXPECT_FALSE(test, per_cpu_ptr(&stress_cpu, cpu)->nmi_pending);
-	unregister_nmi_handler(NMI_LOCAL, "cmstat_kunit");
 }
 #endif
 
@@ -513,17 +541,10 @@ static u64 stress_stop_all(struct kunit *test, struct stress_run *run,
 
 	WRITE_ONCE(stress_stop, true);
 	for (i = 0; i < run->nr_writers; i++) {
-		kthread_stop(run->writers[i].task);
+		cmstat_kunit_kthread_stop(test, run->writers[i].task);
 		added += run->writers[i].added;
 	}
-	for_each_possible_cpu(cpu) {
-		struct stress_cpu *sc = per_cpu_ptr(&stress_cpu, cpu);
-
-		hrtimer_cancel(&sc->hard);
-		hrtimer_cancel(&sc->soft);
-		irq_work_sync(&sc->work);
-		flush_work(&sc->bh_work);
-	}
+	kunit_release_action(test, stress_timers_stop, NULL);
 #if HAVE_TEST_NMI
 	stress_wait_nmis(test);
 #endif
@@ -666,7 +687,7 @@ static void stress_finish(struct kunit *test, struct stress_run *run,
 		KUNIT_EXPECT_EQ(test, CMSTAT_NMI_WRITERS ? sum.nmi_refused :
 				sum.nmi, 0);
 	}
-	cmstat_counters_free(stress_set);
+	cmstat_kunit_counters_free(test, stress_set);
 	stress_set = NULL;
 }
 
@@ -753,11 +774,6 @@ static void stress_consistency(struct kunit *test)
 	stress_finish(test, &run, extra);
 }
 
-static void stress_heap_destroy(void *heap)
-{
-	cmstat_heap_destroy(heap);
-}
-
 /*
  * Sections nested in sections of their own context, with allocations and
  * frees inside them, a writer per CPU and the timers in softirq and
@@ -767,10 +783,7 @@ static void stress_nesting(struct kunit *test)
 {
 	struct stress_run run = { .nr_writers = num_online_cpus() };
 
-	stress_heap = cmstat_heap_create("kunit_nesting");
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, stress_heap);
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, stress_heap_destroy,
-							stress_heap), 0);
+	stress_heap = cmstat_kunit_heap(test, "kunit_nesting");
 	WRITE_ONCE(stress_nest, true);
 	stress_start(test, &run);
 	stress_read_loop(&run, DIV_ROUND_UP(stress_snapshots, STRESS_ROUNDS));
@@ -783,12 +796,14 @@ static void stress_nesting(struct kunit *test)
 /*
  * Written by hotplug_fn() only, read locklessly by stress_hotplug()'s
  * loop with READ_ONCE(): flags for when to stop, ordering nothing else
- * (kthread_stop() orders the final values).
+ * (kthread_stop() orders the final values).  @online_err is
+ * hotplug_online()'s.
  */
 struct hotplug_ctl {
 	unsigned int cpu;
 	unsigned int cycles;
 	int err;
+	int online_err;
 };
 
 static int hotplug_fn(void *arg)
@@ -811,10 +826,19 @@ static int hotplug_fn(void *arg)
 	return 0;
 }
 
+/* Leave the CPU online whatever happened, once hotplug_fn() has stopped. */
+static void hotplug_online(void *arg)
+{
+	struct hotplug_ctl *h = arg;
+
+	if (!cpu_online(h->cpu))
+		h->online_err = add_cpu(h->cpu);
+}
+
 static void stress_hotplug(struct kunit *test)
 {
 	struct stress_run run = { .nr_writers = num_online_cpus() };
-	struct hotplug_ctl h = { .cpu = cpumask_last(cpu_online_mask) };
+	struct hotplug_ctl *h;
 	struct task_struct *ht;
 	char extra[48];
 
@@ -822,25 +846,30 @@ static void stress_hotplug(struct kunit *test)
 		kunit_skip(test, "needs 2 CPUs");
 
 	stress_start(test, &run);
-	ht = kthread_run(hotplug_fn, &h, "cmstat_hotplug");
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, ht);
+	h = kunit_kzalloc(test, sizeof(*h), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, h);
+	h->cpu = cpumask_last(cpu_online_mask);
+	/* Before the kthread's stop action: it runs after that one. */
+	cmstat_kunit_defer(test, hotplug_online, h);
+	ht = cmstat_kunit_kthread(test, kthread_create(hotplug_fn, h,
+						       "cmstat_hotplug"));
+	wake_up_process(ht);
 	/*
 	 * Each hotplug step holds readers off: fewer snapshots, same checks,
 	 * and as many more as it takes for some hotplug cycles to happen
 	 * during the stress, however slow the host.
 	 */
 	stress_read_loop(&run, stress_snapshots / 4);
-	while (READ_ONCE(h.cycles) < HOTPLUG_MIN_CYCLES && !READ_ONCE(h.err))
+	while (READ_ONCE(h->cycles) < HOTPLUG_MIN_CYCLES && !READ_ONCE(h->err))
 		stress_read_loop(&run, run.snapshots + 1);
-	kthread_stop(ht);
-	/* Leave the CPU online whatever happened. */
-	if (!cpu_online(h.cpu))
-		KUNIT_EXPECT_EQ(test, add_cpu(h.cpu), 0);
+	cmstat_kunit_kthread_stop(test, ht);
+	kunit_release_action(test, hotplug_online, h);
+	KUNIT_EXPECT_EQ(test, h->online_err, 0);
 
-	snprintf(extra, sizeof(extra), " hotplug_cycles=%u", h.cycles);
+	snprintf(extra, sizeof(extra), " hotplug_cycles=%u", h->cycles);
 	stress_finish(test, &run, extra);
-	KUNIT_EXPECT_EQ(test, h.err, 0);
-	KUNIT_EXPECT_GT(test, h.cycles, 0);
+	KUNIT_EXPECT_EQ(test, h->err, 0);
+	KUNIT_EXPECT_GT(test, h->cycles, 0);
 }
 
 static int stress_init(struct kunit *test)

@@ -16,6 +16,8 @@
 #include <cmstat/cache.h>
 #include <cmstat/kmalloc.h>
 
+#include "cmstat_kunit.h"
+
 struct slab_test_ctx {
 	struct cmstat_heap *heap;
 	struct cmstat_heap_stats before;
@@ -30,19 +32,33 @@ static int slab_test_init(struct kunit *test)
 		kunit_skip(test, "cmstat loaded with accounting=0");
 	ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, ctx);
-	ctx->heap = cmstat_heap_create("kunit-slab");
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, ctx->heap);
+	ctx->heap = cmstat_kunit_heap(test, "kunit-slab");
 	KUNIT_ASSERT_EQ(test, cmstat_heap_read(ctx->heap, &ctx->before), 0);
 	test->priv = ctx;
 	return 0;
 }
 
-static void slab_test_exit(struct kunit *test)
+/*
+ * @obj, just allocated in the case's heap by the kmalloc() family,
+ * cmstat_kvfree()d when the case ends unless the case frees it first.
+ */
+static void *keep(struct kunit *test, void *obj)
 {
 	struct slab_test_ctx *ctx = test->priv;
 
-	if (ctx)
-		cmstat_heap_destroy(ctx->heap);
+	return cmstat_kunit_keep(test, ctx->heap, obj, 0);
+}
+
+/*
+ * What a reallocation of the kept @obj returned, kept instead of @obj:
+ * @obj moved, or was resized in place.  NULL fails the case, and @obj,
+ * left as it was, is freed when the case ends.
+ */
+static void *moved(struct kunit *test, const void *obj, void *new)
+{
+	KUNIT_ASSERT_NOT_NULL(test, new);
+	cmstat_kunit_forget(test, obj);
+	return keep(test, new);
 }
 
 /* Snapshot the test heap: valid, and what the case expects so far. */
@@ -100,13 +116,12 @@ static void cache_exact(struct kunit *test)
 	objs = kunit_kcalloc(test, NR_OBJS, sizeof(*objs), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, objs);
 
-	cc = cmstat_cache_create(ctx->heap, "kunit_obj_cache", sizeof(**objs),
-				 0, SLAB_HWCACHE_ALIGN, slab_test_ctor);
-	KUNIT_ASSERT_NOT_NULL(test, cc);
+	cc = cmstat_kunit_cache(test, ctx->heap, "kunit_obj_cache",
+				sizeof(**objs), 0, SLAB_HWCACHE_ALIGN,
+				slab_test_ctor);
 	KUNIT_EXPECT_STREQ(test, cmstat_cache_name(cc), "kunit_obj_cache");
 	for (i = 0; i < NR_OBJS; i++) {
-		objs[i] = cmstat_cache_alloc(cc, GFP_KERNEL);
-		KUNIT_ASSERT_NOT_NULL(test, objs[i]);
+		objs[i] = keep(test, cmstat_cache_alloc(cc, GFP_KERNEL));
 		KUNIT_EXPECT_EQ(test, objs[i]->magic, SLAB_TEST_MAGIC);
 		KUNIT_EXPECT_TRUE(test, IS_ALIGNED((unsigned long)objs[i],
 						   cache_line_size()));
@@ -125,6 +140,7 @@ static void cache_exact(struct kunit *test)
 
 	/* A third each: by the cache, without a size, and after RCU. */
 	for (i = 0; i < NR_OBJS; i++) {
+		cmstat_kunit_forget(test, objs[i]);
 		if (i % 3 == 0)
 			cmstat_cache_free(cc, objs[i]);
 		else if (i % 3 == 1)
@@ -138,7 +154,7 @@ static void cache_exact(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, st->cache_live_objects, 0);
 	KUNIT_EXPECT_EQ(test, st->live_bytes, ctx->before.live_bytes);
 	KUNIT_EXPECT_EQ(test, st->cache_mallocs, NR_OBJS);
-	cmstat_cache_destroy(cc);	/* waits for the kfree_rcu()s (6.12) */
+	cmstat_kunit_cache_destroy(test, cc);	/* waits for the kfree_rcu()s (6.12) */
 	st = snap(test);
 	KUNIT_EXPECT_EQ(test, st->cache_mallocs, NR_OBJS);	/* retired */
 	KUNIT_EXPECT_EQ(test, st->cache_frees, NR_OBJS);
@@ -152,7 +168,7 @@ static void cache_exact(struct kunit *test)
 static void cache_columns(struct kunit *test)
 {
 	struct slab_test_ctx *ctx = test->priv;
-	struct cmstat_cache *caches[CMSTAT_HEAP_CACHES];
+	struct cmstat_cache *caches[CMSTAT_HEAP_CACHES], *extra;
 	struct cmstat_cache_stats cs;
 	unsigned int i, round;
 	char name[24];
@@ -162,19 +178,22 @@ static void cache_columns(struct kunit *test)
 		for (i = 0; i < CMSTAT_HEAP_CACHES; i++) {
 			/* Names are unique, as /sys/kernel/slab wants them. */
 			snprintf(name, sizeof(name), "kunit_col%u", i);
-			caches[i] = cmstat_cache_create(ctx->heap, name,
-							32 + 8 * i, 0, 0, NULL);
-			KUNIT_ASSERT_NOT_NULL(test, caches[i]);
-			obj = cmstat_cache_alloc(caches[i], GFP_KERNEL);
-			KUNIT_ASSERT_NOT_NULL(test, obj);
+			caches[i] = cmstat_kunit_cache(test, ctx->heap, name,
+						       32 + 8 * i, 0, 0, NULL);
+			obj = keep(test, cmstat_cache_alloc(caches[i],
+							    GFP_KERNEL));
 			cache_read(test, caches[i], &cs);
 			KUNIT_EXPECT_EQ(test, cs.mallocs, 1);
 			cmstat_cache_free(caches[i], obj);
+			cmstat_kunit_forget(test, obj);
 		}
-		KUNIT_EXPECT_NULL(test, cmstat_cache_create(ctx->heap, "kunit_extra",
-							    64, 0, 0, NULL));
+		/* One made all the same is destroyed (NULL: a no-op). */
+		extra = cmstat_cache_create(ctx->heap, "kunit_extra", 64, 0, 0,
+					    NULL);
+		KUNIT_EXPECT_NULL(test, extra);
+		cmstat_cache_destroy(extra);
 		for (i = 0; i < CMSTAT_HEAP_CACHES; i++)
-			cmstat_cache_destroy(caches[i]);
+			cmstat_kunit_cache_destroy(test, caches[i]);
 	}
 	KUNIT_EXPECT_EQ(test, snap(test)->cache_mallocs, 2 * CMSTAT_HEAP_CACHES);
 	KUNIT_EXPECT_EQ(test, ctx->now.cache_live_objects, 0);
@@ -196,16 +215,14 @@ static void cache_by_slab(struct kunit *test)
 	unsigned int i, j, round;
 	char name[24];
 
-	kernel = kmem_cache_create("kunit_kernel", 64, 0, 0, NULL);
-	KUNIT_ASSERT_NOT_NULL(test, kernel);
+	kernel = cmstat_kunit_kmem_cache(test, "kunit_kernel", 64);
 	for (round = 0; round < 5; round++) {
 		for (i = 0; i < CMSTAT_HEAP_CACHES; i++) {
 			if (caches[i])
 				continue;
 			snprintf(name, sizeof(name), "kunit_bs%u_%u", round, i);
-			caches[i] = cmstat_cache_create(ctx->heap, name, 40,
-							0, 0, NULL);
-			KUNIT_ASSERT_NOT_NULL(test, caches[i]);
+			caches[i] = cmstat_kunit_cache(test, ctx->heap, name,
+						       40, 0, 0, NULL);
 		}
 		for (i = 0; i < CMSTAT_HEAP_CACHES; i++)
 			KUNIT_EXPECT_PTR_EQ(test, caches[i],
@@ -221,7 +238,7 @@ static void cache_by_slab(struct kunit *test)
 				continue;
 			}
 			gone[j] = caches[i]->slab;
-			cmstat_cache_destroy(caches[i]);
+			cmstat_kunit_cache_destroy(test, caches[i]);
 			caches[i] = NULL;
 		}
 		for (j = 0; j < CMSTAT_HEAP_CACHES / 2; j++)
@@ -231,11 +248,12 @@ static void cache_by_slab(struct kunit *test)
 								       gone[j]));
 	}
 	for (i = 0; i < CMSTAT_HEAP_CACHES; i++)
-		cmstat_cache_destroy(caches[i]);
+		if (caches[i])
+			cmstat_kunit_cache_destroy(test, caches[i]);
 	for (i = 0; i < CMSTAT_HEAP_BY_SLAB; i++)
 		KUNIT_EXPECT_PTR_EQ(test, ctx->heap->by_slab[i].slab,
 				    CMSTAT_SLAB_EMPTY);
-	kmem_cache_destroy(kernel);
+	cmstat_kunit_kmem_cache_destroy(test, kernel);
 }
 
 /* A cache that still holds objects is left, and destroyed once empty. */
@@ -245,14 +263,13 @@ static void cache_destroy_with_live(struct kunit *test)
 	struct cmstat_cache *cc;
 	void *obj;
 
-	cc = cmstat_cache_create(ctx->heap, "kunit_live", 40, 0, 0, NULL);
-	KUNIT_ASSERT_NOT_NULL(test, cc);
-	obj = cmstat_cache_alloc(cc, GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, obj);
+	cc = cmstat_kunit_cache(test, ctx->heap, "kunit_live", 40, 0, 0, NULL);
+	obj = keep(test, cmstat_cache_alloc(cc, GFP_KERNEL));
 	cmstat_cache_destroy(cc);		/* refused: one live object */
 	KUNIT_EXPECT_EQ(test, snap(test)->cache_live_objects, 1);
 	cmstat_cache_free(cc, obj);		/* the cache is still there */
-	cmstat_cache_destroy(cc);
+	cmstat_kunit_forget(test, obj);
+	cmstat_kunit_cache_destroy(test, cc);
 	KUNIT_EXPECT_EQ(test, snap(test)->cache_live_objects, 0);
 }
 
@@ -263,16 +280,20 @@ static void cache_bulk(struct kunit *test)
 	struct cmstat_cache_stats cs;
 	struct cmstat_cache *cc;
 	void *objs[16];
+	unsigned int i;
 
-	cc = cmstat_cache_create(ctx->heap, "kunit_bulk", 72, 0, 0, NULL);
-	KUNIT_ASSERT_NOT_NULL(test, cc);
+	cc = cmstat_kunit_cache(test, ctx->heap, "kunit_bulk", 72, 0, 0, NULL);
 	KUNIT_ASSERT_EQ(test, cmstat_cache_alloc_bulk(cc, GFP_KERNEL,
 						      ARRAY_SIZE(objs), objs),
 			ARRAY_SIZE(objs));
+	for (i = 0; i < ARRAY_SIZE(objs); i++)
+		keep(test, objs[i]);
 	cache_read(test, cc, &cs);
 	KUNIT_EXPECT_EQ(test, cs.live_objects, ARRAY_SIZE(objs));
 	KUNIT_EXPECT_EQ(test, snap(test)->cache_live_bytes, 72 * ARRAY_SIZE(objs));
 	cmstat_cache_free_bulk(cc, ARRAY_SIZE(objs), objs);
+	for (i = 0; i < ARRAY_SIZE(objs); i++)
+		cmstat_kunit_forget(test, objs[i]);
 	cache_read(test, cc, &cs);
 	KUNIT_EXPECT_EQ(test, cs.frees, ARRAY_SIZE(objs));
 	/* Its size is the one asked for; shrinking moves no statistic. */
@@ -281,7 +302,7 @@ static void cache_bulk(struct kunit *test)
 	cache_read(test, cc, &cs);
 	KUNIT_EXPECT_EQ(test, cs.mallocs, ARRAY_SIZE(objs));
 	KUNIT_EXPECT_EQ(test, cs.frees, ARRAY_SIZE(objs));
-	cmstat_cache_destroy(cc);
+	cmstat_kunit_cache_destroy(test, cc);
 }
 
 /*
@@ -301,8 +322,8 @@ static void kfree_counts_what_kmalloc_did(struct kunit *test)
 	unsigned int i;
 
 	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
-		objs[i] = cmstat_kmalloc(ctx->heap, sizes[i], GFP_KERNEL);
-		KUNIT_ASSERT_NOT_NULL(test, objs[i]);
+		objs[i] = keep(test, cmstat_kmalloc(ctx->heap, sizes[i],
+						    GFP_KERNEL));
 		held += cmstat_alloc_held_bytes(sizes[i]);
 		requested += sizes[i] > CMSTAT_MAX_CLASS_SIZE ?
 			     sizes[i] : cmstat_alloc_held_bytes(sizes[i]);
@@ -312,8 +333,10 @@ static void kfree_counts_what_kmalloc_did(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, st->live_requested_bytes -
 			      ctx->before.live_requested_bytes, requested);
 	KUNIT_EXPECT_EQ(test, st->large_live_objects, 2);
-	for (i = 0; i < ARRAY_SIZE(sizes); i++)
+	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
 		cmstat_kfree(ctx->heap, objs[i]);
+		cmstat_kunit_forget(test, objs[i]);
+	}
 	st = snap(test);
 	KUNIT_EXPECT_EQ(test, st->live_bytes, ctx->before.live_bytes);
 	KUNIT_EXPECT_EQ(test, st->live_requested_bytes,
@@ -343,12 +366,12 @@ static void kfree_foreign(struct kunit *test)
 	cmstat_kfree(ctx->heap, kmalloc(CMSTAT_MAX_CLASS_SIZE * 2, GFP_KERNEL));
 	cmstat_kvfree(ctx->heap, vmalloc(3 * PAGE_SIZE));
 	cmstat_kfree_sensitive(ctx->heap, kmemdup("secret", 7, GFP_KERNEL));
-	private = kmem_cache_create("kunit_foreign", 64, 0, 0, NULL);
-	KUNIT_ASSERT_NOT_NULL(test, private);
+	private = cmstat_kunit_kmem_cache(test, "kunit_foreign", 64);
 	p = kmem_cache_alloc(private, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, p);
 	cmstat_kfree(ctx->heap, p);
-	kmem_cache_destroy(private);	/* empty: the free went to it */
+	/* Empty: the free went to it. */
+	cmstat_kunit_kmem_cache_destroy(test, private);
 	p = kstrdup("freed after a grace period", GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, p);
 	cmstat_kfree_rcu_mightsleep(ctx->heap, p);
@@ -363,27 +386,25 @@ static void kfree_foreign(struct kunit *test)
 static void kfree_typed_into_other_heap(struct kunit *test)
 {
 	struct slab_test_ctx *ctx = test->priv;
-	struct cmstat_heap *other = cmstat_heap_create("kunit-slab-other");
+	struct cmstat_heap *other = cmstat_kunit_heap(test, "kunit-slab-other");
 	struct cmstat_heap_stats *other_st;
 	struct cmstat_cache_stats cs;
 	struct cmstat_cache *cc;
 	void *obj;
 
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, other);
-	cc = cmstat_cache_create(ctx->heap, "kunit_typed", 24, 0, 0, NULL);
-	KUNIT_ASSERT_NOT_NULL(test, cc);
-	obj = cmstat_cache_zalloc(cc, GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, obj);
+	cc = cmstat_kunit_cache(test, ctx->heap, "kunit_typed", 24, 0, 0, NULL);
+	obj = keep(test, cmstat_cache_zalloc(cc, GFP_KERNEL));
 	KUNIT_EXPECT_NULL(test, memchr_inv(obj, 0, 24));
 	cmstat_kfree(other, obj);
+	cmstat_kunit_forget(test, obj);
 	cache_read(test, cc, &cs);
 	KUNIT_EXPECT_EQ(test, cs.frees, 1);
 	other_st = kunit_kzalloc(test, sizeof(*other_st), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, other_st);
 	KUNIT_ASSERT_EQ(test, cmstat_heap_read(other, other_st), 0);
 	KUNIT_EXPECT_EQ(test, other_st->frees, 0);
-	cmstat_cache_destroy(cc);
-	cmstat_heap_destroy(other);
+	cmstat_kunit_cache_destroy(test, cc);
+	cmstat_kunit_heap_destroy(test, other);
 }
 
 /* krealloc(): in place within the class, else moved, foreign or not. */
@@ -393,13 +414,11 @@ static void krealloc_family(struct kunit *test)
 	struct cmstat_heap_stats *st;
 	char *p, *q;
 
-	p = cmstat_kmalloc(ctx->heap, 20, GFP_KERNEL);	/* class 24 */
-	KUNIT_ASSERT_NOT_NULL(test, p);
+	p = keep(test, cmstat_kmalloc(ctx->heap, 20, GFP_KERNEL)); /* class 24 */
 	memcpy(p, "0123456789abcdefghi", 20);
-	q = cmstat_krealloc(ctx->heap, p, 24, GFP_KERNEL);
+	q = moved(test, p, cmstat_krealloc(ctx->heap, p, 24, GFP_KERNEL));
 	KUNIT_EXPECT_PTR_EQ(test, q, p);
-	p = cmstat_krealloc(ctx->heap, q, 500, GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, p);
+	p = moved(test, q, cmstat_krealloc(ctx->heap, q, 500, GFP_KERNEL));
 	KUNIT_EXPECT_STREQ(test, p, "0123456789abcdefghi");
 	st = snap(test);
 	KUNIT_EXPECT_EQ(test, st->live_objects - ctx->before.live_objects, 1);
@@ -407,14 +426,14 @@ static void krealloc_family(struct kunit *test)
 			cmstat_alloc_held_bytes(500));
 
 	/* A string the kernel made becomes the heap's. */
-	q = cmstat_krealloc(ctx->heap, kstrdup("kernel's", GFP_KERNEL), 600,
-			    GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, q);
+	q = keep(test, cmstat_krealloc(ctx->heap, kstrdup("kernel's", GFP_KERNEL),
+				       600, GFP_KERNEL));
 	KUNIT_EXPECT_STREQ(test, q, "kernel's");
 	KUNIT_EXPECT_EQ(test, snap(test)->live_objects - ctx->before.live_objects, 2);
+	cmstat_kunit_forget(test, q);
 	KUNIT_EXPECT_PTR_EQ(test, cmstat_krealloc(ctx->heap, q, 0, GFP_KERNEL),
 			    (void *)ZERO_SIZE_PTR);
-	cmstat_kfree(ctx->heap, p);
+	cmstat_kunit_free(test, p);
 	KUNIT_EXPECT_EQ(test, snap(test)->live_bytes, ctx->before.live_bytes);
 }
 
@@ -430,18 +449,15 @@ static void kvrealloc_family(struct kunit *test)
 	char *p, *q;
 	void *v;
 
-	p = cmstat_kvrealloc(ctx->heap, NULL, 100, GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, p);
+	p = keep(test, cmstat_kvrealloc(ctx->heap, NULL, 100, GFP_KERNEL));
 	memset(p, 'a', 100);
-	q = cmstat_kvrealloc(ctx->heap, p, 8 << 20, GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, q);
+	q = moved(test, p, cmstat_kvrealloc(ctx->heap, p, 8 << 20, GFP_KERNEL));
 	KUNIT_EXPECT_TRUE(test, is_vmalloc_addr(q));
 	KUNIT_EXPECT_NULL(test, memchr_inv(q, 'a', 100));
 	st = snap(test);
 	KUNIT_EXPECT_EQ(test, st->live_objects - ctx->before.live_objects, 1);
 	KUNIT_EXPECT_EQ(test, st->large_live_bytes, 8 << 20);
-	p = cmstat_kvrealloc(ctx->heap, q, 200, GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, p);
+	p = moved(test, q, cmstat_kvrealloc(ctx->heap, q, 200, GFP_KERNEL));
 	KUNIT_EXPECT_FALSE(test, is_vmalloc_addr(p));
 	KUNIT_EXPECT_NULL(test, memchr_inv(p, 'a', 100));
 	st = snap(test);
@@ -454,7 +470,7 @@ static void kvrealloc_family(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, cmstat_kvrealloc(ctx->heap, v, 2 * PAGE_SIZE,
 						 GFP_KERNEL));
 	vfree(v);
-	cmstat_kvfree(ctx->heap, p);
+	cmstat_kunit_free(test, p);
 	st = snap(test);
 	KUNIT_EXPECT_EQ(test, st->live_objects, ctx->before.live_objects);
 	KUNIT_EXPECT_EQ(test, st->live_bytes, ctx->before.live_bytes);
@@ -467,16 +483,14 @@ static void array_family(struct kunit *test)
 	struct slab_test_ctx *ctx = test->priv;
 	u32 *a, *z, *c, *d;
 
-	a = cmstat_kmalloc_array_node(ctx->heap, 4, sizeof(u32), GFP_KERNEL,
-				      NUMA_NO_NODE);
-	z = cmstat_kzalloc_node(ctx->heap, 64, GFP_KERNEL, NUMA_NO_NODE);
-	c = cmstat_kvcalloc(ctx->heap, 3000, sizeof(u32), GFP_KERNEL);
-	d = cmstat_kmemdup_array(ctx->heap, src, ARRAY_SIZE(src), sizeof(u32),
-				 GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, a);
-	KUNIT_ASSERT_NOT_NULL(test, z);
-	KUNIT_ASSERT_NOT_NULL(test, c);
-	KUNIT_ASSERT_NOT_NULL(test, d);
+	a = keep(test, cmstat_kmalloc_array_node(ctx->heap, 4, sizeof(u32),
+						 GFP_KERNEL, NUMA_NO_NODE));
+	z = keep(test, cmstat_kzalloc_node(ctx->heap, 64, GFP_KERNEL,
+					   NUMA_NO_NODE));
+	c = keep(test, cmstat_kvcalloc(ctx->heap, 3000, sizeof(u32),
+				       GFP_KERNEL));
+	d = keep(test, cmstat_kmemdup_array(ctx->heap, src, ARRAY_SIZE(src),
+					    sizeof(u32), GFP_KERNEL));
 	KUNIT_EXPECT_NULL(test, memchr_inv(z, 0, 64));
 	KUNIT_EXPECT_NULL(test, memchr_inv(c, 0, 3000 * sizeof(u32)));
 	KUNIT_EXPECT_EQ(test, memcmp(d, src, sizeof(src)), 0);
@@ -484,14 +498,14 @@ static void array_family(struct kunit *test)
 						      2, GFP_KERNEL));
 	KUNIT_EXPECT_NULL(test, cmstat_kcalloc_node(ctx->heap, SIZE_MAX, 2,
 						    GFP_KERNEL, NUMA_NO_NODE));
-	a = cmstat_krealloc_array(ctx->heap, a, 8, sizeof(u32), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, a);
+	a = moved(test, a, cmstat_krealloc_array(ctx->heap, a, 8, sizeof(u32),
+						 GFP_KERNEL));
 	KUNIT_EXPECT_EQ(test, snap(test)->live_objects - ctx->before.live_objects,
 			4);
-	cmstat_kfree(ctx->heap, a);
-	cmstat_kfree(ctx->heap, z);
-	cmstat_kvfree(ctx->heap, c);
-	cmstat_kfree(ctx->heap, d);
+	cmstat_kunit_free(test, a);
+	cmstat_kunit_free(test, z);
+	cmstat_kunit_free(test, c);
+	cmstat_kunit_free(test, d);
 	KUNIT_EXPECT_EQ(test, snap(test)->live_bytes, ctx->before.live_bytes);
 }
 
@@ -502,18 +516,14 @@ static void dup_family(struct kunit *test)
 	char *s, *d, *f, *n;
 	void *v, *small;
 
-	s = cmstat_kstrdup(ctx->heap, "hello", GFP_KERNEL);
-	d = cmstat_kmemdup(ctx->heap, "world", 6, GFP_KERNEL);
-	f = cmstat_kasprintf(ctx->heap, GFP_KERNEL, "%s-%d", "cmstat", 42);
-	n = cmstat_kstrndup(ctx->heap, "truncated", 5, GFP_KERNEL);
-	v = cmstat_kvmalloc(ctx->heap, 8 << 20, GFP_KERNEL);	/* vmalloc */
-	small = cmstat_kvmalloc(ctx->heap, 100, GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, s);
-	KUNIT_ASSERT_NOT_NULL(test, d);
-	KUNIT_ASSERT_NOT_NULL(test, f);
-	KUNIT_ASSERT_NOT_NULL(test, n);
-	KUNIT_ASSERT_NOT_NULL(test, v);
-	KUNIT_ASSERT_NOT_NULL(test, small);
+	s = keep(test, cmstat_kstrdup(ctx->heap, "hello", GFP_KERNEL));
+	d = keep(test, cmstat_kmemdup(ctx->heap, "world", 6, GFP_KERNEL));
+	f = keep(test, cmstat_kasprintf(ctx->heap, GFP_KERNEL, "%s-%d",
+					"cmstat", 42));
+	n = keep(test, cmstat_kstrndup(ctx->heap, "truncated", 5, GFP_KERNEL));
+	/* vmalloc() */
+	v = keep(test, cmstat_kvmalloc(ctx->heap, 8 << 20, GFP_KERNEL));
+	small = keep(test, cmstat_kvmalloc(ctx->heap, 100, GFP_KERNEL));
 	KUNIT_EXPECT_STREQ(test, s, "hello");
 	KUNIT_EXPECT_STREQ(test, d, "world");
 	KUNIT_EXPECT_STREQ(test, f, "cmstat-42");
@@ -524,12 +534,12 @@ static void dup_family(struct kunit *test)
 	snap(test);
 	KUNIT_EXPECT_EQ(test, ctx->now.live_objects - ctx->before.live_objects, 6);
 	KUNIT_EXPECT_EQ(test, ctx->now.large_live_bytes, 8 << 20);
-	cmstat_kfree(ctx->heap, s);
-	cmstat_kfree(ctx->heap, d);
-	cmstat_kfree(ctx->heap, f);
-	cmstat_kfree(ctx->heap, n);
-	cmstat_kvfree(ctx->heap, v);
-	cmstat_kvfree(ctx->heap, small);
+	cmstat_kunit_free(test, s);
+	cmstat_kunit_free(test, d);
+	cmstat_kunit_free(test, f);
+	cmstat_kunit_free(test, n);
+	cmstat_kunit_free(test, v);
+	cmstat_kunit_free(test, small);
 	snap(test);
 	KUNIT_EXPECT_EQ(test, ctx->now.live_objects, ctx->before.live_objects);
 	KUNIT_EXPECT_EQ(test, ctx->now.live_bytes, ctx->before.live_bytes);
@@ -554,7 +564,6 @@ static struct kunit_case slab_cases[] = {
 static struct kunit_suite slab_suite = {
 	.name = "cmstat_slab",
 	.init = slab_test_init,
-	.exit = slab_test_exit,
 	.test_cases = slab_cases,
 };
 
