@@ -25,8 +25,12 @@
 
 #include <cmstat/alloc.h>
 #include <cmstat/counters.h>
+#include <cmstat/testing.h>
 
 #include "bench.h"
+
+/* The naive reader: cmstat_counters_sum_racy(). */
+CMSTAT_IMPORT_TESTING();
 
 static void read_cmstat(void *set, u64 *totals)
 {

@@ -56,8 +56,12 @@
 #include <cmstat/alloc.h>
 #include <cmstat/compat.h>
 #include <cmstat/counters.h>
+#include <cmstat/testing.h>
 
 #include "cmstat_kunit.h"
+
+/* The control reader: cmstat_counters_sum_racy(). */
+CMSTAT_IMPORT_TESTING();
 
 static unsigned int stress_snapshots = 2000;
 module_param(stress_snapshots, uint, 0444);

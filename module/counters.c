@@ -21,6 +21,8 @@
 #include <linux/slab.h>
 #include <linux/smp.h>
 
+#include <cmstat/testing.h>
+
 #include "internal.h"
 
 DEFINE_PER_CPU(struct cmstat_cpu_seq, cmstat_cpu_seq);
@@ -890,18 +892,7 @@ int cmstat_counters_read(struct cmstat_counters *set, u64 *totals, u64 *epoch)
 }
 EXPORT_SYMBOL_GPL(cmstat_counters_read);
 
-/**
- * cmstat_counters_sum_racy() - sum the per-CPU slots with no protocol
- * @set: counter set
- * @totals: array of the set's @nr u64
- *
- * Each counter is summed over all possible CPUs on its own, one counter
- * after the other, while writers go on: cheap, stops nothing, and not a
- * snapshot.  Counters may disagree with each other, as with
- * percpu_counter_sum(), and a reader folding meanwhile may make one count
- * a delta twice or not at all.  Tests use it as the unsynchronised
- * control, the benchmark as the naive reader.  Any context.
- */
+/* Documented, and declared, in <cmstat/testing.h>: not API. */
 void cmstat_counters_sum_racy(struct cmstat_counters *set, u64 *totals)
 {
 	unsigned int slot, i, cpu;
@@ -918,7 +909,8 @@ void cmstat_counters_sum_racy(struct cmstat_counters *set, u64 *totals)
 		}
 	}
 }
-EXPORT_SYMBOL_GPL(cmstat_counters_sum_racy);
+
+CMSTAT_EXPORT_TESTING(cmstat_counters_sum_racy);
 
 /* Called once at module load, before any set exists. */
 void __init cmstat_accounting_init(bool enable)

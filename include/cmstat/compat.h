@@ -8,8 +8,10 @@
 #ifndef _CMSTAT_COMPAT_H
 #define _CMSTAT_COMPAT_H
 
+#include <linux/export.h>
 #include <linux/hrtimer.h>
 #include <linux/mm.h>
+#include <linux/module.h>
 #include <linux/rcupdate.h>
 #include <linux/slab.h>
 #include <linux/version.h>
@@ -109,6 +111,21 @@ cmstat_kmem_cache_create(const char *name, unsigned int size,
  */
 #define cmstat_kvfree_rcu_2(ptr, rhf)	kvfree_rcu_arg_2(ptr, rhf)
 #define cmstat_kvfree_rcu_1(ptr)	kvfree_rcu_arg_1(ptr)
+
+/*
+ * The symbol namespace of what cmstat exports for its own benchmark and
+ * tests, and not as API (<cmstat/testing.h>): a module that uses it says
+ * so with CMSTAT_IMPORT_TESTING(), which modpost holds it to.  A namespace
+ * is named by a string literal from 6.13 on, by a bare token before
+ * (which the kernel's macros stringify).
+ */
+#if KERNEL_VERSION(6, 13, 0) <= LINUX_VERSION_CODE
+#define CMSTAT_EXPORT_TESTING(sym)	EXPORT_SYMBOL_NS_GPL(sym, "CMSTAT_TESTING")
+#define CMSTAT_IMPORT_TESTING()		MODULE_IMPORT_NS("CMSTAT_TESTING")
+#else
+#define CMSTAT_EXPORT_TESTING(sym)	EXPORT_SYMBOL_NS_GPL(sym, CMSTAT_TESTING)
+#define CMSTAT_IMPORT_TESTING()		MODULE_IMPORT_NS(CMSTAT_TESTING)
+#endif
 
 /*
  * kfree_rcu() of @ptr, whose rcu_head is @offset bytes in, as a function:

@@ -422,7 +422,6 @@ int cmstat_group_read(struct cmstat_group *group,
 		      struct cmstat_counters *const *sets, u64 *const *totals,
 		      unsigned int n, u64 *epoch);
 int cmstat_counters_read(struct cmstat_counters *set, u64 *totals, u64 *epoch);
-void cmstat_counters_sum_racy(struct cmstat_counters *set, u64 *totals);
 bool cmstat_accounting_enabled(void);
 
 #endif /* _CMSTAT_COUNTERS_H */

@@ -36,6 +36,7 @@
 
 #include <cmstat/alloc.h>
 #include <cmstat/counters.h>
+#include <cmstat/testing.h>
 
 #define NEST_SNAPSHOTS	300
 #define NEST_LARGE	(3 * PAGE_SIZE)
@@ -272,3 +273,5 @@ module_init(nest_init);
 module_exit(nest_exit);
 MODULE_DESCRIPTION("cmstat: writer sections nested as a client nests them");
 MODULE_LICENSE("GPL");
+/* The control's unsynchronised sum: cmstat_counters_sum_racy(). */
+CMSTAT_IMPORT_TESTING();
