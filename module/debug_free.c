@@ -177,8 +177,11 @@ void __init cmstat_debug_init(bool enable)
 		static_branch_enable(&cmstat_debug_free_key);
 }
 
-/* At unload: drop the records of objects nobody freed, and say so. */
-void __exit cmstat_debug_exit(void)
+/*
+ * At unload: drop the records of objects nobody freed, and say so.  On a
+ * failed load there are none.
+ */
+void cmstat_debug_exit(void)
 {
 	struct cmstat_debug_obj *rec;
 	struct hlist_node *tmp;

@@ -278,7 +278,7 @@ void __init cmstat_debugfs_init(void)
 			    &cmstat_stats_fops);
 }
 
-void __exit cmstat_debugfs_exit(void)
+void cmstat_debugfs_exit(void)
 {
 	debugfs_remove(cmstat_debugfs_root);
 	cmstat_debugfs_root = NULL;

@@ -850,20 +850,14 @@ int __init cmstat_heaps_init(void)
 }
 
 /*
- * Undo cmstat_heaps_init(): on a failed load, where no heap can exist (no
- * client links to a module whose init failed), and last at unload.
+ * Undo cmstat_heaps_init(), at unload or on a failed load.  At unload
+ * every heap has been destroyed (each holds a module reference until
+ * then) and every orphan released (likewise): only the heaps kept with
+ * accounting=0 are left, and no client can use them any more.  On a
+ * failed load there is no heap at all: no client links to a module whose
+ * init failed.
  */
-void cmstat_heaps_uninit(void)
-{
-	cmstat_group_destroy(&cmstat_heap_group);
-}
-
-/*
- * At unload every heap has been destroyed (each holds a module reference
- * until then) and every orphan released (likewise): only the heaps kept
- * with accounting=0 are left, and no client can use them any more.
- */
-void __exit cmstat_heaps_exit(void)
+void cmstat_heaps_exit(void)
 {
 	struct cmstat_heap_priv *hp, *tmp;
 
@@ -873,5 +867,5 @@ void __exit cmstat_heaps_exit(void)
 		list_del(&hp->node);
 		cmstat_heap_release(hp, false);
 	}
-	cmstat_heaps_uninit();
+	cmstat_group_destroy(&cmstat_heap_group);
 }

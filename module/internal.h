@@ -247,8 +247,7 @@ void cmstat_heap_del_cache(struct cmstat_heap *heap,
 			   struct cmstat_cache_priv *cp);
 void cmstat_heap_unmap_cache(struct cmstat_heap *heap, struct cmstat_cache *cc);
 int __init cmstat_heaps_init(void);
-void cmstat_heaps_uninit(void);
-void __exit cmstat_heaps_exit(void);
+void cmstat_heaps_exit(void);
 void cmstat_heaps_print_names(struct seq_file *m);
 u64 cmstat_heap_id(const char *name);
 struct cmstat_cut *cmstat_cut_take(void);
@@ -287,12 +286,12 @@ static inline u64 cmstat_stats_field(const struct cmstat_heap_stats *st,
 
 /* debugfs.c */
 void __init cmstat_debugfs_init(void);
-void __exit cmstat_debugfs_exit(void);
+void cmstat_debugfs_exit(void);
 struct dentry *cmstat_debugfs_add_heap(const char *name, u64 id);
 
 /* sysfs.c */
 int __init cmstat_sysfs_init(void);
-void __exit cmstat_sysfs_exit(void);
+void cmstat_sysfs_exit(void);
 struct kobject *cmstat_sysfs_add_heap(const char *name,
 				      struct kobject **caches);
 void cmstat_sysfs_remove(struct kobject *kobj);
@@ -312,7 +311,7 @@ void cmstat_cache_name_show(char *buf, const char *name);
 
 /* debug_free.c: hooks that cost a patched-out branch unless debug_free=1 */
 void __init cmstat_debug_init(bool enable);
-void __exit cmstat_debug_exit(void);
+void cmstat_debug_exit(void);
 int __cmstat_debug_track(struct cmstat_heap *heap, const void *obj,
 			 size_t size, gfp_t gfp);
 bool __cmstat_debug_untrack(struct cmstat_heap *heap, const void *obj,

@@ -411,7 +411,7 @@ int __init cmstat_sysfs_init(void)
 }
 
 /* After the files are gone, no read can cache a cut any more. */
-void __exit cmstat_sysfs_exit(void)
+void cmstat_sysfs_exit(void)
 {
 	cmstat_sysfs_remove_dirs();
 	kvfree(cmstat_epoch_cut);
