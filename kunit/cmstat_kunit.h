@@ -190,9 +190,13 @@ static inline void cmstat_kunit_kthread_stop(struct kunit *test,
  * cmstat_free() and @size, or with cmstat_kvfree() if @size is 0 (which
  * frees anything kvfree() frees).  A resource, not an action: the case
  * names it by the object, which KUnit's actions could not find it by.
+ *
+ * The struct kunit_resource is KUnit's (kunit_alloc_resource()), and this
+ * is only its data: KUnit reads the resource after calling its free
+ * function, and frees it itself, so that function may free the data and
+ * the object, never the resource.
  */
 struct cmstat_kunit_obj {
-	struct kunit_resource res;
 	struct cmstat_heap *heap;
 	const void *obj;	/* NULL once forgotten */
 	size_t size;
@@ -209,8 +213,7 @@ static inline void __cmstat_kunit_obj_put(struct cmstat_heap *heap,
 
 static inline void __cmstat_kunit_obj_free(struct kunit_resource *res)
 {
-	struct cmstat_kunit_obj *o = container_of(res, struct cmstat_kunit_obj,
-						  res);
+	struct cmstat_kunit_obj *o = res->data;
 
 	if (o->obj)
 		__cmstat_kunit_obj_put(o->heap, o->obj, o->size);
@@ -221,15 +224,19 @@ static inline bool __cmstat_kunit_obj_match(struct kunit *test,
 					    struct kunit_resource *res,
 					    void *obj)
 {
-	return res->free == __cmstat_kunit_obj_free &&
-	       container_of(res, struct cmstat_kunit_obj, res)->obj == obj;
+	const struct cmstat_kunit_obj *o;
+
+	if (res->free != __cmstat_kunit_obj_free)
+		return false;
+	o = res->data;
+	return o->obj == obj;
 }
 
 /*
  * @obj, of @heap, just allocated by the case, freed when the case ends
  * unless the case frees it before: with cmstat_kunit_free(), or with a
  * free of its own and cmstat_kunit_forget().  Fails the case if @obj is
- * NULL.
+ * NULL, and frees it and fails the case if it cannot be kept.
  */
 static inline void *cmstat_kunit_keep(struct kunit *test,
 				      struct cmstat_heap *heap, void *obj,
@@ -238,15 +245,21 @@ static inline void *cmstat_kunit_keep(struct kunit *test,
 	struct cmstat_kunit_obj *o;
 
 	KUNIT_ASSERT_NOT_NULL(test, obj);
-	o = kzalloc(sizeof(*o), GFP_KERNEL);
+	o = kmalloc(sizeof(*o), GFP_KERNEL);
+	if (o) {
+		o->heap = heap;
+		o->obj = obj;
+		o->size = size;
+		/* Without an init function it fails only for memory. */
+		if (!kunit_alloc_resource(test, NULL, __cmstat_kunit_obj_free,
+					  GFP_KERNEL, o)) {
+			kfree(o);
+			o = NULL;
+		}
+	}
 	if (!o)
 		__cmstat_kunit_obj_put(heap, obj, size);
 	KUNIT_ASSERT_NOT_NULL(test, o);
-	o->heap = heap;
-	o->obj = obj;
-	o->size = size;
-	/* Without an init function it cannot fail. */
-	kunit_add_resource(test, NULL, __cmstat_kunit_obj_free, &o->res, NULL);
 	return obj;
 }
 
@@ -263,16 +276,21 @@ static inline void __cmstat_kunit_release(struct kunit *test, const void *obj,
 					  bool free)
 {
 	struct kunit_resource *res;
+	struct cmstat_kunit_obj *o;
 
+	/* A reference of our own, besides the list's. */
 	res = kunit_find_resource(test, __cmstat_kunit_obj_match, (void *)obj);
 	if (!res) {
 		KUNIT_FAIL(test, "object %p not kept", obj);
 		return;
 	}
-	if (!free)
-		container_of(res, struct cmstat_kunit_obj, res)->obj = NULL;
-	kunit_remove_resource(test, res);
-	kunit_put_resource(res);	/* the last reference: frees it */
+	if (!free) {
+		o = res->data;
+		o->obj = NULL;
+	}
+	kunit_remove_resource(test, res);	/* drops the list's */
+	/* Drops ours, the last: __cmstat_kunit_obj_free(), then KUnit's kfree(). */
+	kunit_put_resource(res);
 }
 
 /* Free a kept object now, as it would be when the case ends. */
