@@ -134,11 +134,16 @@ builds_and_vms() {
 	ktap_print
 }
 
-# report_failures PARSED: kunit.py's lines of what failed, each after the
-# diagnostics it printed, and kunit.py's own errors.
+# report_failures PARSED: kunit.py's lines of what failed, each after all
+# it printed since the test before it, and kunit.py's own errors.
 report_failures() {
 	echo "What failed:"
-	grep -E '^# |\[(FAILED|CRASHED)\]|^(ERROR|WARNING)' "$1" | sed 's/^/  /'
+	awk '
+		/\[(FAILED|CRASHED)\]|^(ERROR|WARNING)/ {
+			printf "%s", block; print; block = ""; next
+		}
+		/^\[(PASSED|SKIPPED)\]|^=/ { block = ""; next }
+		{ block = block $0 "\n" }' "$1" | sed 's/^/  /'
 }
 
 # report: every stage's document nested in one, parsed by kunit.py: the
