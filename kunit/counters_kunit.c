@@ -18,6 +18,7 @@
 
 #include <cmstat/alloc.h>
 #include <cmstat/counters.h>
+#include <cmstat/testing.h>
 
 #include "cmstat_kunit.h"
 
@@ -48,7 +49,7 @@ static void write_all(struct cmstat_counters *set, const s64 *d)
 	if (!cmstat_section_begin(&sec, cmstat_counters_group(set)))
 		return;
 	slot = cmstat_section_slot(&sec, set);
-	for (i = 0; i < set->nr; i++)
+	for (i = 0; i < NR_TEST_COUNTERS; i++)	/* every set here has as many */
 		cmstat_section_add(slot, i, d[i]);
 	cmstat_section_end(&sec);
 }
@@ -429,14 +430,14 @@ static void counters_read_after_killed_reader(struct kunit *test)
 	 * Killed once it has closed a generation and waits for the section.
 	 * Polled with sleeps, as long as a hang would take (a minute, or
 	 * more on a coarse jiffy): the held section is a task's, on another
-	 * CPU, so timers run.  Pairs with WRITE_ONCE() in cmstat_close_gen().
+	 * CPU, so timers run.
 	 */
-	gen = READ_ONCE(group->gen);
+	gen = cmstat_group_gen(group);
 	wake_up_process(r->task);
 	wait_for_completion(&r->started);
-	for (i = 0; i < KILL_POLLS && READ_ONCE(group->gen) == gen; i++)
+	for (i = 0; i < KILL_POLLS && cmstat_group_gen(group) == gen; i++)
 		msleep(KILL_POLL_MS);
-	KUNIT_EXPECT_NE_MSG(test, READ_ONCE(group->gen), gen,
+	KUNIT_EXPECT_NE_MSG(test, cmstat_group_gen(group), gen,
 			    "the reader closed no generation");
 	send_sig(SIGKILL, r->task, 1);
 	wait_for_completion(&r->done);
@@ -513,16 +514,13 @@ static void counters_cut_before_destroy(struct kunit *test)
 	late = destroyer_create(test, heap);
 	held_task_start(test, h);
 
-	/*
-	 * The early cut: its generation closed, it waits for the section.
-	 * Pairs with WRITE_ONCE() in cmstat_close_gen().
-	 */
-	gen = READ_ONCE(cmstat_heap_group.gen);
+	/* The early cut: its generation closed, it waits for the section. */
+	gen = cmstat_group_gen(&cmstat_heap_group);
 	cmstat_kunit_heap_give(test, bystander);
 	wake_up_process(early);
-	for (i = 0; i < KILL_POLLS && READ_ONCE(cmstat_heap_group.gen) == gen; i++)
+	for (i = 0; i < KILL_POLLS && cmstat_group_gen(&cmstat_heap_group) == gen; i++)
 		msleep(KILL_POLL_MS);
-	KUNIT_EXPECT_NE_MSG(test, READ_ONCE(cmstat_heap_group.gen), gen,
+	KUNIT_EXPECT_NE_MSG(test, cmstat_group_gen(&cmstat_heap_group), gen,
 			    "the early cut closed no generation");
 	obj = cmstat_kunit_alloc(test, heap, 100, GFP_KERNEL);
 	/* The late destroy: the heap an orphan, its cut behind the early. */

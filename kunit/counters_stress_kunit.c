@@ -60,7 +60,10 @@
 
 #include "cmstat_kunit.h"
 
-/* The control reader: cmstat_counters_sum_racy(). */
+/*
+ * For the whole module: the control reader, cmstat_counters_sum_racy(),
+ * and counters_kunit.c's cmstat_group_gen().
+ */
 CMSTAT_IMPORT_TESTING();
 
 static unsigned int stress_snapshots = 2000;

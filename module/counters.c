@@ -79,6 +79,66 @@ struct cmstat_seq_sample {
 	call_single_data_t csd;
 };
 
+/**
+ * struct cmstat_group_state - a group's reader side
+ * @gen: generations closed so far; the number of the last snapshot.
+ * @closing: a reader closed generation @gen but was interrupted while
+ *	waiting for its sections; the next reader finishes that close before
+ *	it closes its own.
+ * @read_lock: serialises readers, across their wait for open sections;
+ *	taken killable.
+ * @sets_lock: protects @sets; never held across a wait, so that sets
+ *	come and go while a reader waits.
+ * @sets: the member sets, through &struct cmstat_set.node.
+ * @sample: each CPU's open sections, as their sequence counters stood on
+ *	that CPU when the reader closed the last generation.
+ * @sampling: the samples a close still waits for, and one more while the
+ *	reader sends their IPIs.
+ * @sampled: completed by the last of them.
+ */
+struct cmstat_group_state {
+	unsigned long gen;
+	bool closing;
+	struct mutex read_lock;	/* serialises readers */
+	struct mutex sets_lock;	/* protects @sets */
+	struct list_head sets;
+	struct cmstat_seq_sample __percpu *sample;
+	atomic_t sampling;
+	struct completion sampled;
+};
+
+/**
+ * struct cmstat_set - a counter set, as cmstat.ko keeps it
+ * @pub: what the inline writers read (include/cmstat/counters.h)
+ * @nr: number of counters.
+ * @own_group: @pub.group was made for this set alone, and goes with it.
+ * @node: in the group's list of sets.
+ * @frozen: reader-owned, [@nr]: the totals of every generation folded so
+ *	far, over all CPUs.
+ * @sum: NULL, or reader-owned [@nr] where every fold of this set also
+ *	adds what it folds: a running total of several sets (cmstat's heaps
+ *	share one), so that reading it costs what was written, not a pass
+ *	over the sets.
+ */
+struct cmstat_set {
+	struct cmstat_counters pub;
+	unsigned int nr;
+	bool own_group;
+	struct list_head node;
+	u64 *frozen;
+	u64 *sum;
+};
+
+static struct cmstat_set *cmstat_set(struct cmstat_counters *set)
+{
+	return container_of(set, struct cmstat_set, pub);
+}
+
+static const struct cmstat_set *cmstat_set_const(const struct cmstat_counters *set)
+{
+	return container_of(set, const struct cmstat_set, pub);
+}
+
 /*
  * After this long, a reader reports the section it waits for, and closes
  * it if the section's CPU is provably outside it: a section left open.
@@ -106,28 +166,38 @@ static void cmstat_sample_ipi(void *info);
 /* Set up a group that lives in memory of the caller's (cmstat's heaps). */
 int cmstat_group_init(struct cmstat_group *group)
 {
+	struct cmstat_group_state *gs;
 	unsigned int cpu;
 
 	memset(group, 0, sizeof(*group));
-	mutex_init(&group->read_lock);
-	mutex_init(&group->sets_lock);
-	INIT_LIST_HEAD(&group->sets);
-	init_completion(&group->sampled);
-	group->sample = alloc_percpu(struct cmstat_seq_sample);
-	if (!group->sample)
+	gs = kzalloc(sizeof(*gs), GFP_KERNEL);
+	if (!gs)
 		return -ENOMEM;
+	gs->sample = alloc_percpu(struct cmstat_seq_sample);
+	if (!gs->sample) {
+		kfree(gs);
+		return -ENOMEM;
+	}
+	mutex_init(&gs->read_lock);
+	mutex_init(&gs->sets_lock);
+	INIT_LIST_HEAD(&gs->sets);
+	init_completion(&gs->sampled);
 	for_each_possible_cpu(cpu)
-		INIT_CSD(&per_cpu_ptr(group->sample, cpu)->csd,
-			 cmstat_sample_ipi, group);
+		INIT_CSD(&per_cpu_ptr(gs->sample, cpu)->csd,
+			 cmstat_sample_ipi, gs);
+	group->state = gs;
 	return 0;
 }
 
 void cmstat_group_destroy(struct cmstat_group *group)
 {
-	WARN_ON_ONCE(!list_empty(&group->sets));
-	free_percpu(group->sample);
-	mutex_destroy(&group->sets_lock);
-	mutex_destroy(&group->read_lock);
+	struct cmstat_group_state *gs = group->state;
+
+	WARN_ON_ONCE(!list_empty(&gs->sets));
+	free_percpu(gs->sample);
+	mutex_destroy(&gs->sets_lock);
+	mutex_destroy(&gs->read_lock);
+	kfree(gs);
 }
 
 /**
@@ -166,7 +236,7 @@ void cmstat_group_free(struct cmstat_group *group)
 {
 	if (IS_ERR_OR_NULL(group))
 		return;
-	if (!list_empty(&group->sets)) {
+	if (!list_empty(&group->state->sets)) {
 		pr_err("%ps freed a group that still has counter sets; left allocated\n",
 		       (void *)_RET_IP_);
 		return;
@@ -189,34 +259,34 @@ EXPORT_SYMBOL_GPL(cmstat_group_free);
 struct cmstat_counters *cmstat_counters_alloc(struct cmstat_group *group,
 					      unsigned int nr)
 {
-	struct cmstat_counters *set;
+	struct cmstat_set *s;
 
 	if (nr == 0 || nr > CMSTAT_COUNTERS_MAX)
 		return ERR_PTR(-EINVAL);
 
-	set = kzalloc(sizeof(*set), GFP_KERNEL);
-	if (!set)
+	s = kzalloc(sizeof(*s), GFP_KERNEL);
+	if (!s)
 		return ERR_PTR(-ENOMEM);
-	set->nr = nr;
-	set->delta = __alloc_percpu(CMSTAT_RING_SLOTS * (nr + 1) * sizeof(u64),
-				    sizeof(u64));
-	set->frozen = kcalloc(nr, sizeof(u64), GFP_KERNEL);
-	set->own_group = !group;
+	s->nr = nr;
+	s->pub.delta = __alloc_percpu(CMSTAT_RING_SLOTS * (nr + 1) * sizeof(u64),
+				      sizeof(u64));
+	s->frozen = kcalloc(nr, sizeof(u64), GFP_KERNEL);
+	s->own_group = !group;
 	if (!group)
 		group = cmstat_group_alloc();
-	if (!set->delta || !set->frozen || IS_ERR(group)) {
-		if (set->own_group)
+	if (!s->pub.delta || !s->frozen || IS_ERR(group)) {
+		if (s->own_group)
 			cmstat_group_free(group);
-		free_percpu(set->delta);
-		kfree(set->frozen);
-		kfree(set);
+		free_percpu(s->pub.delta);
+		kfree(s->frozen);
+		kfree(s);
 		return ERR_PTR(-ENOMEM);
 	}
-	set->group = group;
-	mutex_lock(&group->sets_lock);
-	list_add_tail(&set->node, &group->sets);
-	mutex_unlock(&group->sets_lock);
-	return set;
+	s->pub.group = group;
+	mutex_lock(&group->state->sets_lock);
+	list_add_tail(&s->node, &group->state->sets);
+	mutex_unlock(&group->state->sets_lock);
+	return &s->pub;
 }
 EXPORT_SYMBOL_GPL(cmstat_counters_alloc);
 
@@ -229,16 +299,21 @@ EXPORT_SYMBOL_GPL(cmstat_counters_alloc);
  */
 void cmstat_counters_free(struct cmstat_counters *set)
 {
+	struct cmstat_group_state *gs;
+	struct cmstat_set *s;
+
 	if (IS_ERR_OR_NULL(set))
 		return;
-	mutex_lock(&set->group->sets_lock);
-	list_del(&set->node);
-	mutex_unlock(&set->group->sets_lock);
-	if (set->own_group)
+	s = cmstat_set(set);
+	gs = set->group->state;
+	mutex_lock(&gs->sets_lock);
+	list_del(&s->node);
+	mutex_unlock(&gs->sets_lock);
+	if (s->own_group)
 		cmstat_group_free(set->group);
-	kfree(set->frozen);
+	kfree(s->frozen);
 	free_percpu(set->delta);
-	kfree(set);
+	kfree(s);
 }
 EXPORT_SYMBOL_GPL(cmstat_counters_free);
 
@@ -270,10 +345,9 @@ EXPORT_SYMBOL_GPL(cmstat_counters_free);
  * smp_mb() in cmstat_close_gen(), and this CPU took it off the queue
  * (llist_del_all(), fully ordered) before calling us.
  */
-static void cmstat_sample_seq(void *info)
+static void cmstat_sample_seq(struct cmstat_group_state *gs)
 {
-	struct cmstat_group *group = info;
-	struct cmstat_seq_sample *sample = this_cpu_ptr(group->sample);
+	struct cmstat_seq_sample *sample = this_cpu_ptr(gs->sample);
 	const struct cmstat_cpu_seq *cs = this_cpu_ptr(&cmstat_cpu_seq);
 	unsigned int run, idx;
 	u32 seq;
@@ -302,11 +376,11 @@ static void cmstat_sample_seq(void *info)
  */
 static void cmstat_sample_ipi(void *info)
 {
-	struct cmstat_group *group = info;
+	struct cmstat_group_state *gs = info;
 
-	cmstat_sample_seq(group);
-	if (atomic_dec_and_test(&group->sampling))
-		complete(&group->sampled);
+	cmstat_sample_seq(gs);
+	if (atomic_dec_and_test(&gs->sampling))
+		complete(&gs->sampled);
 }
 
 /**
@@ -459,14 +533,13 @@ static int cmstat_wait_one(unsigned int cpu, unsigned int idx, u32 sampled)
  * CPUs sampled at that close have one in their sample.
  * Return: 0 or -EINTR.
  */
-static int cmstat_wait_sections(struct cmstat_group *group)
+static int cmstat_wait_sections(struct cmstat_group_state *gs)
 {
 	unsigned int cpu;
 	int err;
 
 	for_each_possible_cpu(cpu) {
-		struct cmstat_seq_sample *sample = per_cpu_ptr(group->sample,
-							       cpu);
+		struct cmstat_seq_sample *sample = per_cpu_ptr(gs->sample, cpu);
 
 		if (cmstat_mutate_skip_wait())
 			break;
@@ -556,7 +629,7 @@ static bool cmstat_cpu_needs_sample(int cpu)
  * for.  The sleep is not killable, and need not be: an IPI waits for no
  * section and no lock, only for its CPU to take interrupts.
  */
-static void cmstat_sample_cpus(struct cmstat_group *group)
+static void cmstat_sample_cpus(struct cmstat_group_state *gs)
 {
 	call_single_data_t *csd;
 	unsigned int cpu, this_cpu;
@@ -564,30 +637,30 @@ static void cmstat_sample_cpus(struct cmstat_group *group)
 	int err;
 
 	/* The reader's own count: no handler completes before all are sent. */
-	atomic_set(&group->sampling, 1);
-	reinit_completion(&group->sampled);
+	atomic_set(&gs->sampling, 1);
+	reinit_completion(&gs->sampled);
 	this_cpu = get_cpu();
 	for_each_online_cpu(cpu) {
 		if (cpu == this_cpu || !cmstat_cpu_needs_sample(cpu))
 			continue;
-		atomic_inc(&group->sampling);
+		atomic_inc(&gs->sampling);
 		/*
 		 * The last close's IPI here has run: its csd was released
 		 * before the handler that completed it.  -ENXIO: @cpu went
 		 * offline since, and is in no section.
 		 */
-		csd = &per_cpu_ptr(group->sample, cpu)->csd;
+		csd = &per_cpu_ptr(gs->sample, cpu)->csd;
 		err = smp_call_function_single_async(cpu, csd);
 		WARN_ON_ONCE(err && err != -ENXIO);
 		if (err)
-			atomic_dec(&group->sampling);
+			atomic_dec(&gs->sampling);
 	}
 	local_irq_save(flags);
-	cmstat_sample_seq(group);
+	cmstat_sample_seq(gs);
 	local_irq_restore(flags);
 	put_cpu();
-	if (!atomic_dec_and_test(&group->sampling))
-		wait_for_completion(&group->sampled);
+	if (!atomic_dec_and_test(&gs->sampling))
+		wait_for_completion(&gs->sampled);
 }
 
 /*
@@ -606,24 +679,25 @@ static void cmstat_sample_cpus(struct cmstat_group *group)
  */
 static void cmstat_close_gen(struct cmstat_group *group)
 {
+	struct cmstat_group_state *gs = group->state;
 	unsigned int cpu;
 
 	/* Stale samples of CPUs that are offline now must not be waited on. */
 	for_each_possible_cpu(cpu)
-		per_cpu_ptr(group->sample, cpu)->open = false;
+		per_cpu_ptr(gs->sample, cpu)->open = false;
 	/*
 	 * Written under ->read_lock, and read under it by readers; marked,
-	 * because the KUnit case of a killed reader watches it locklessly
-	 * (READ_ONCE() in counters_read_after_killed_reader()).
+	 * because the KUnit cases of a killed reader watch it locklessly
+	 * (READ_ONCE() in cmstat_group_gen()).
 	 */
-	WRITE_ONCE(group->gen, group->gen + 1);
+	WRITE_ONCE(gs->gen, gs->gen + 1);
 	/*
 	 * Pairs with READ_ONCE() in __cmstat_section_open().  Release, so
 	 * that our earlier reads of the slots the new generation reuses are
 	 * done before any writer can see the new value and add to them.
 	 */
 	smp_store_release(&group->slot_off,
-			  (group->gen % CMSTAT_RING_SLOTS) * sizeof(u64));
+			  (gs->gen % CMSTAT_RING_SLOTS) * sizeof(u64));
 	/*
 	 * Orders the ->slot_off store before the IPI requests are queued,
 	 * pairing with the IPI's message passing (see cmstat_sample_seq()),
@@ -632,21 +706,21 @@ static void cmstat_close_gen(struct cmstat_group *group)
 	 * (see cmstat_cpu_quiescent()).
 	 */
 	smp_mb();
-	cmstat_sample_cpus(group);
-	group->closing = true;
+	cmstat_sample_cpus(gs);
+	gs->closing = true;
 }
 
-/* Fold counter @i of a CPU's slots @d into @set's totals, and clear it. */
-static inline void cmstat_fold_one(struct cmstat_counters *set, u64 *d, unsigned int i)
+/* Fold counter @i of a CPU's slots @d into @s's totals, and clear it. */
+static inline void cmstat_fold_one(struct cmstat_set *s, u64 *d, unsigned int i)
 {
 	u64 delta = d[(i + 1) * CMSTAT_RING_SLOTS];
 
 	if (!delta)
 		return;
 	WRITE_ONCE(d[(i + 1) * CMSTAT_RING_SLOTS], 0);
-	WRITE_ONCE(set->frozen[i], set->frozen[i] + delta);
-	if (set->sum)
-		set->sum[i] += delta;
+	WRITE_ONCE(s->frozen[i], s->frozen[i] + delta);
+	if (s->sum)
+		s->sum[i] += delta;
 }
 
 /*
@@ -665,7 +739,7 @@ static inline bool cmstat_fold_run_written(const u64 *d, unsigned int i)
 }
 
 /*
- * Fold the slot of @set that the last close retired into its totals, on
+ * Fold the slot of @s that the last close retired into its totals, on
  * the CPUs that marked it (__cmstat_slot()), and clear it there for the
  * generation that reuses it.  Quiescent on every CPU now: no section can
  * write it until the next close, whose smp_store_release() of ->slot_off
@@ -674,24 +748,24 @@ static inline bool cmstat_fold_run_written(const u64 *d, unsigned int i)
  * slot, and costs one load.  The stores are marked for the racy sum,
  * which reads both slots and the totals while we fold.
  */
-static void cmstat_fold(struct cmstat_counters *set, unsigned int slot)
+static void cmstat_fold(struct cmstat_set *s, unsigned int slot)
 {
 	unsigned int i, j, cpu;
 
 	for_each_possible_cpu(cpu) {
-		u64 *d = per_cpu_ptr(set->delta, cpu) + slot;
+		u64 *d = per_cpu_ptr(s->pub.delta, cpu) + slot;
 
 		if (!d[0])
 			continue;
 		WRITE_ONCE(d[0], 0);
-		for (i = 0; i + CMSTAT_FOLD_RUN <= set->nr; i += CMSTAT_FOLD_RUN) {
+		for (i = 0; i + CMSTAT_FOLD_RUN <= s->nr; i += CMSTAT_FOLD_RUN) {
 			if (!cmstat_fold_run_written(d, i))
 				continue;
 			for (j = 0; j < CMSTAT_FOLD_RUN; j++)
-				cmstat_fold_one(set, d, i + j);
+				cmstat_fold_one(s, d, i + j);
 		}
-		for (; i < set->nr; i++)
-			cmstat_fold_one(set, d, i);
+		for (; i < s->nr; i++)
+			cmstat_fold_one(s, d, i);
 	}
 }
 
@@ -705,9 +779,11 @@ static void cmstat_fold(struct cmstat_counters *set, unsigned int slot)
  */
 void cmstat_counters_sum_into(struct cmstat_counters *set, u64 *sum)
 {
-	mutex_lock(&set->group->sets_lock);
-	set->sum = sum;
-	mutex_unlock(&set->group->sets_lock);
+	struct cmstat_group_state *gs = set->group->state;
+
+	mutex_lock(&gs->sets_lock);
+	cmstat_set(set)->sum = sum;
+	mutex_unlock(&gs->sets_lock);
 }
 
 /*
@@ -716,27 +792,28 @@ void cmstat_counters_sum_into(struct cmstat_counters *set, u64 *sum)
  * list's changes take: a set created since the close has nothing in that
  * slot, and one freed since is no longer read.
  */
-static int cmstat_finish_close(struct cmstat_group *group)
+static int cmstat_finish_close(struct cmstat_group_state *gs)
 {
-	struct cmstat_counters *set;
+	struct cmstat_set *s;
 	unsigned int slot;
 	int err;
 
-	err = cmstat_wait_sections(group);
+	err = cmstat_wait_sections(gs);
 	if (err)
 		return err;
-	group->closing = false;
-	slot = (group->gen - 1) % CMSTAT_RING_SLOTS;
-	mutex_lock(&group->sets_lock);
-	list_for_each_entry(set, &group->sets, node)
-		cmstat_fold(set, slot);
-	mutex_unlock(&group->sets_lock);
+	gs->closing = false;
+	slot = (gs->gen - 1) % CMSTAT_RING_SLOTS;
+	mutex_lock(&gs->sets_lock);
+	list_for_each_entry(s, &gs->sets, node)
+		cmstat_fold(s, slot);
+	mutex_unlock(&gs->sets_lock);
 	return 0;
 }
 
 /**
  * cmstat_group_snapshot() - take a snapshot of every set of a group
  * @group: the group
+ * @epoch: if not NULL, set to the number of the snapshot
  *
  * For cmstat's own readers (heap.c), which copy out the totals of the sets
  * they choose with cmstat_counters_totals() and then call
@@ -744,12 +821,13 @@ static int cmstat_finish_close(struct cmstat_group *group)
  *
  * Return: 0, with @group's reader lock held; or -EINTR, not holding it.
  */
-int cmstat_group_snapshot(struct cmstat_group *group)
+int cmstat_group_snapshot(struct cmstat_group *group, u64 *epoch)
 {
+	struct cmstat_group_state *gs = group->state;
 	int err;
 
 	might_sleep();
-	err = mutex_lock_killable(&group->read_lock);
+	err = mutex_lock_killable(&gs->read_lock);
 	if (err)
 		return err;
 	/*
@@ -758,21 +836,23 @@ int cmstat_group_snapshot(struct cmstat_group *group)
 	 * slot, and a read must include every section that ended before it
 	 * began.  So finish it, then close again.
 	 */
-	if (group->closing)
-		err = cmstat_finish_close(group);
+	if (gs->closing)
+		err = cmstat_finish_close(gs);
 	if (!err) {
 		cmstat_close_gen(group);
-		err = cmstat_finish_close(group);
+		err = cmstat_finish_close(gs);
 	}
 	if (err)
-		mutex_unlock(&group->read_lock);
+		mutex_unlock(&gs->read_lock);
+	else if (epoch)
+		*epoch = gs->gen;
 	return err;
 }
 
 /* Drop the reader lock cmstat_group_snapshot() returned with. */
 void cmstat_group_snapshot_done(struct cmstat_group *group)
 {
-	mutex_unlock(&group->read_lock);
+	mutex_unlock(&group->state->read_lock);
 }
 
 /*
@@ -781,8 +861,10 @@ void cmstat_group_snapshot_done(struct cmstat_group *group)
  */
 void cmstat_counters_totals(const struct cmstat_counters *set, u64 *totals)
 {
-	lockdep_assert_held(&set->group->read_lock);
-	memcpy(totals, set->frozen, set->nr * sizeof(*totals));
+	const struct cmstat_set *s = cmstat_set_const(set);
+
+	lockdep_assert_held(&set->group->state->read_lock);
+	memcpy(totals, s->frozen, s->nr * sizeof(*totals));
 }
 
 /*
@@ -864,13 +946,11 @@ int cmstat_group_read(struct cmstat_group *group,
 	err = cmstat_read_refused(_RET_IP_);
 	if (err)
 		return err;
-	err = cmstat_group_snapshot(group);
+	err = cmstat_group_snapshot(group, epoch);
 	if (err)
 		return err;
 	for (i = 0; i < n; i++)
 		cmstat_counters_totals(sets[i], totals[i]);
-	if (epoch)
-		*epoch = group->gen;
 	cmstat_group_snapshot_done(group);
 	return 0;
 }
@@ -895,11 +975,12 @@ EXPORT_SYMBOL_GPL(cmstat_counters_read);
 /* Documented, and declared, in <cmstat/testing.h>: not API. */
 void cmstat_counters_sum_racy(struct cmstat_counters *set, u64 *totals)
 {
+	const struct cmstat_set *s = cmstat_set_const(set);
 	unsigned int slot, i, cpu;
 
-	for (i = 0; i < set->nr; i++) {
+	for (i = 0; i < s->nr; i++) {
 		/* Races with readers and writers on purpose: no pairing. */
-		totals[i] = READ_ONCE(set->frozen[i]);
+		totals[i] = READ_ONCE(s->frozen[i]);
 		for_each_possible_cpu(cpu) {
 			u64 *d = per_cpu_ptr(set->delta, cpu) +
 				 (i + 1) * CMSTAT_RING_SLOTS;
@@ -911,6 +992,15 @@ void cmstat_counters_sum_racy(struct cmstat_counters *set, u64 *totals)
 }
 
 CMSTAT_EXPORT_TESTING(cmstat_counters_sum_racy);
+
+/* Documented, and declared, in <cmstat/testing.h>: not API. */
+unsigned long cmstat_group_gen(const struct cmstat_group *group)
+{
+	/* Pairs with WRITE_ONCE() in cmstat_close_gen(). */
+	return READ_ONCE(group->state->gen);
+}
+
+CMSTAT_EXPORT_TESTING(cmstat_group_gen);
 
 /* Called once at module load, before any set exists. */
 void __init cmstat_accounting_init(bool enable)

@@ -448,7 +448,7 @@ int cmstat_heap_retire_cache(struct cmstat_heap *heap,
 	c = kmalloc_array(CMSTAT_HC_NR, sizeof(*c), GFP_KERNEL);
 	if (!c)
 		return -ENOMEM;
-	err = cmstat_group_snapshot(&cmstat_heap_group);
+	err = cmstat_group_snapshot(&cmstat_heap_group, NULL);
 	if (err)
 		goto out;
 	cmstat_counters_totals(hp->stats, c);
@@ -585,7 +585,7 @@ struct cmstat_cut *cmstat_cut_take(void)
 	struct cmstat_heap_priv *hp, *tmp;
 	struct cmstat_cut *cut;
 	LIST_HEAD(empty);
-	u64 settled;
+	u64 settled, epoch;
 	int err;
 
 	/*
@@ -596,13 +596,13 @@ struct cmstat_cut *cmstat_cut_take(void)
 	mutex_lock(&cmstat_heaps_lock);
 	settled = cmstat_orphan_changes;
 	mutex_unlock(&cmstat_heaps_lock);
-	err = cmstat_group_snapshot(&cmstat_heap_group);
+	err = cmstat_group_snapshot(&cmstat_heap_group, &epoch);
 	if (err)
 		return ERR_PTR(err);
 	mutex_lock(&cmstat_heaps_lock);
 	cut = kvzalloc(struct_size(cut, rows, cmstat_nr_rows()), GFP_KERNEL);
 	if (cut) {
-		cut->epoch = cmstat_heap_group.gen;
+		cut->epoch = epoch;
 		/* What the rows add up to: the stats file's check sums them. */
 		memcpy(cut->all, cmstat_heaps_sum, sizeof(cut->all));
 		list_for_each_entry(hp, &cmstat_heaps, node)
@@ -671,7 +671,7 @@ int cmstat_heaps_counters(struct cmstat_heap *const *heaps, unsigned int n,
 	unsigned int i;
 	int err;
 
-	err = cmstat_group_snapshot(&cmstat_heap_group);
+	err = cmstat_group_snapshot(&cmstat_heap_group, epoch);
 	if (err)
 		return err;
 	mutex_lock(&cmstat_heaps_lock);
@@ -685,7 +685,6 @@ int cmstat_heaps_counters(struct cmstat_heap *const *heaps, unsigned int n,
 	}
 	mutex_unlock(&cmstat_heaps_lock);
 	memcpy(all, cmstat_heaps_sum, sizeof(cmstat_heaps_sum));
-	*epoch = cmstat_heap_group.gen;
 	cmstat_group_snapshot_done(&cmstat_heap_group);
 	return err;
 }

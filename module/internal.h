@@ -20,7 +20,7 @@
 void __init cmstat_accounting_init(bool enable);
 int cmstat_group_init(struct cmstat_group *group);
 void cmstat_group_destroy(struct cmstat_group *group);
-int cmstat_group_snapshot(struct cmstat_group *group);
+int cmstat_group_snapshot(struct cmstat_group *group, u64 *epoch);
 void cmstat_group_snapshot_done(struct cmstat_group *group);
 void cmstat_counters_totals(const struct cmstat_counters *set, u64 *totals);
 void cmstat_counters_sum_into(struct cmstat_counters *set, u64 *sum);

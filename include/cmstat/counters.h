@@ -33,11 +33,7 @@
 #ifndef _CMSTAT_COUNTERS_H
 #define _CMSTAT_COUNTERS_H
 
-#include <linux/atomic.h>
-#include <linux/completion.h>
 #include <linux/jump_label.h>
-#include <linux/list.h>
-#include <linux/mutex.h>
 #include <linux/percpu.h>
 #include <linux/preempt.h>
 #include <linux/types.h>
@@ -108,70 +104,39 @@ struct cmstat_cpu_seq {
  */
 #define CMSTAT_COUNTERS_MAX	1024
 
+struct cmstat_group_state;
+
 /**
  * struct cmstat_group - counter sets read together, at one cut
  * @slot_off: byte offset of the current generation's slot within a
  *	counter's slots: 0 or sizeof(u64).  Read by every writer section,
- *	written only by the reader, under @read_lock.
- * @gen: generations closed so far; the number of the last snapshot.
- * @closing: a reader closed generation @gen but was interrupted while
- *	waiting for its sections; the next reader finishes that close before
- *	it closes its own.
- * @read_lock: serialises readers, across their wait for open sections;
- *	taken killable.
- * @sets_lock: protects @sets; never held across a wait, so that sets
- *	come and go while a reader waits.
- * @sets: the member sets, through &struct cmstat_counters.node.
- * @sample: each CPU's open sections, as their sequence counters stood on
- *	that CPU when the reader closed the last generation (private to
- *	module/counters.c).
- * @sampling: the samples a close still waits for, and one more while the
- *	reader sends their IPIs.
- * @sampled: completed by the last of them.
+ *	written only by the reader, under its lock.
+ * @state: everything else, the reader's, private to module/counters.c.
  *
- * Allocate with cmstat_group_alloc(); all fields are private to the inline
- * writers below and to module/counters.c.
+ * Allocate with cmstat_group_alloc().  Only what the inline writers below
+ * read is here, as with &struct percpu_ref: the rest may change in any
+ * release without touching a client's build.
  */
 struct cmstat_group {
 	unsigned long slot_off;
-	unsigned long gen;
-	bool closing;
-	struct mutex read_lock;	/* serialises readers */
-	struct mutex sets_lock;	/* protects @sets */
-	struct list_head sets;
-	struct cmstat_seq_sample __percpu *sample;
-	atomic_t sampling;
-	struct completion sampled;
+	struct cmstat_group_state *state;
 };
 
 /**
  * struct cmstat_counters - a set of consistent per-CPU counters
- * @delta: per-CPU slots, [@nr + 1][CMSTAT_RING_SLOTS] u64 each: the marks,
- *	then the counters.  A section marks and adds to the slot its group's
- *	@slot_off named when it began; the reader clears a slot once it has
- *	folded it, and only then.
- * @nr: number of counters.
+ * @delta: per-CPU slots, [nr + 1][CMSTAT_RING_SLOTS] u64 each for a set
+ *	of nr counters: the marks, then the counters.  A section marks and
+ *	adds to the slot its group's @slot_off named when it began; the
+ *	reader clears a slot once it has folded it, and only then.
  * @group: the group whose generation the set follows.
- * @own_group: @group was made for this set alone, and goes with it.
- * @node: in @group's list of sets.
- * @frozen: reader-owned, [@nr]: the totals of every generation folded so
- *	far, over all CPUs.
- * @sum: NULL, or reader-owned [@nr] where every fold of this set also
- *	adds what it folds: a running total of several sets (cmstat's heaps
- *	share one), so that reading it costs what was written, not a pass
- *	over the sets.
  *
- * Allocate with cmstat_counters_alloc(); all fields are private to the
- * inline writers below and to module/counters.c.
+ * Allocate with cmstat_counters_alloc(), which returns this inside a
+ * larger struct of module/counters.c's: only what the inline writers
+ * below read is here.
  */
 struct cmstat_counters {
 	u64 __percpu *delta;
-	unsigned int nr;
-	bool own_group;
 	struct cmstat_group *group;
-	struct list_head node;
-	u64 *frozen;
-	u64 *sum;
 };
 
 DECLARE_PER_CPU(struct cmstat_cpu_seq, cmstat_cpu_seq);

@@ -27,4 +27,17 @@
  */
 void cmstat_counters_sum_racy(struct cmstat_counters *set, u64 *totals);
 
+/**
+ * cmstat_group_gen() - the generations a group has closed so far
+ * @group: the group
+ *
+ * Read with no lock: a reader may close the next one at any time, even
+ * before its snapshot is taken (it waits for sections after the close).
+ * Tests use it to see that a reader has closed a generation and waits.
+ * Any context.
+ *
+ * Return: the number of the last generation closed.
+ */
+unsigned long cmstat_group_gen(const struct cmstat_group *group);
+
 #endif /* _CMSTAT_TESTING_H */
