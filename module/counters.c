@@ -11,6 +11,7 @@
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/cache.h>
 #include <linux/context_tracking_state.h>
 #include <linux/cpu.h>
 #include <linux/delay.h>
@@ -193,6 +194,9 @@ void cmstat_group_destroy(struct cmstat_group *group)
 {
 	struct cmstat_group_state *gs = group->state;
 
+	if (!gs)	/* its cmstat_group_init() failed */
+		return;
+	group->state = NULL;
 	WARN_ON_ONCE(!list_empty(&gs->sets));
 	free_percpu(gs->sample);
 	mutex_destroy(&gs->sets_lock);
@@ -212,7 +216,13 @@ void cmstat_group_destroy(struct cmstat_group *group)
  */
 struct cmstat_group *cmstat_group_alloc(void)
 {
-	struct cmstat_group *group = kmalloc(sizeof(*group), GFP_KERNEL);
+	/*
+	 * A cache line of its own (kmalloc() aligns a power-of-two size to
+	 * itself): every writer section loads ->slot_off, and no other
+	 * object's stores should take that line away.
+	 */
+	struct cmstat_group *group = kmalloc(L1_CACHE_ALIGN(sizeof(*group)),
+					     GFP_KERNEL);
 
 	if (!group)
 		return ERR_PTR(-ENOMEM);
@@ -528,7 +538,7 @@ static int cmstat_wait_one(unsigned int cpu, unsigned int idx, u32 sampled)
 }
 
 /*
- * Wait for every section that was open when @group's generation was
+ * Wait for every section that was open when @gs's generation was
  * closed: each CPU's outermost, as cmstat_sample_seq() recorded it.  Only
  * CPUs sampled at that close have one in their sample.
  * Return: 0 or -EINTR.
@@ -687,8 +697,8 @@ static void cmstat_close_gen(struct cmstat_group *group)
 		per_cpu_ptr(gs->sample, cpu)->open = false;
 	/*
 	 * Written under ->read_lock, and read under it by readers; marked,
-	 * because the KUnit cases of a killed reader watch it locklessly
-	 * (READ_ONCE() in cmstat_group_gen()).
+	 * because KUnit cases watch it locklessly for a reader that has
+	 * closed a generation (READ_ONCE() in cmstat_group_gen()).
 	 */
 	WRITE_ONCE(gs->gen, gs->gen + 1);
 	/*
@@ -770,7 +780,7 @@ static void cmstat_fold(struct cmstat_set *s, unsigned int slot)
 }
 
 /*
- * Have every later fold of @set also add into @sum, an array of its @nr
+ * Have every later fold of @set also add into @sum, an array of its nr
  * counters: for sets of one group, before anything writes them, so that
  * @sum stays the total of what the group's reads folded of every set so
  * far, freed ones included.  Read @sum under the group's reader lock.
@@ -788,7 +798,7 @@ void cmstat_counters_sum_into(struct cmstat_counters *set, u64 *sum)
 
 /*
  * Wait for the sections the last close sampled, then fold the slot it
- * retired, of every set of @group.  Under ->sets_lock, which only the
+ * retired, of every set of @gs's group.  Under ->sets_lock, which only the
  * list's changes take: a set created since the close has nothing in that
  * slot, and one freed since is no longer read.
  */
@@ -907,7 +917,7 @@ int cmstat_read_refused(unsigned long caller)
  * cmstat_group_read() - one consistent snapshot of every set of a group
  * @group: the group
  * @sets: sets of @group whose totals to copy out (may be NULL if @n is 0)
- * @totals: for each of @sets, an array of its @nr u64, filled with its
+ * @totals: for each of @sets, an array of its nr u64, filled with its
  *	totals
  * @n: number of @sets and @totals
  * @epoch: if not NULL, the number of this snapshot: 1 for the first, one
@@ -959,7 +969,7 @@ EXPORT_SYMBOL_GPL(cmstat_group_read);
 /**
  * cmstat_counters_read() - take a consistent snapshot of a counter set
  * @set: counter set
- * @totals: array of the set's @nr u64, filled with the totals
+ * @totals: array of the set's nr u64, filled with the totals
  * @epoch: if not NULL, the number of this snapshot of @set's group
  *
  * cmstat_group_read() of @set's group, copying out @set's totals alone.

@@ -2,7 +2,8 @@
 /*
  * cmstat consistent per-CPU counters.
  *
- * A counter set holds @nr u64 counters.  Writers add signed deltas into
+ * A counter set holds nr u64 counters, as many as cmstat_counters_alloc()
+ * was given.  Writers add signed deltas into
  * per-CPU slots inside a short section; a reader takes a snapshot in which
  * every section is either wholly visible or wholly absent, and whose totals
  * are exact, without stopping any CPU.  Sets belong to a group, which has
@@ -83,7 +84,7 @@ struct cmstat_cpu_seq {
 /*
  * Slots per counter per CPU: writers fill the current generation's while
  * the reader folds the previous one's.  Two suffice because the totals
- * accumulated so far live in the reader's struct cmstat_counters.frozen,
+ * accumulated so far live in the reader's frozen totals of each set,
  * not in the ring (the Go seed keeps them in a third slot).  A counter's
  * slots sit side by side, so that the current slot's offset is the same
  * for every counter of every set: the group publishes it, in bytes.
@@ -99,7 +100,7 @@ struct cmstat_cpu_seq {
 /**
  * CMSTAT_COUNTERS_MAX - the most counters one set may hold
  *
- * So that a set's per-CPU slots (two of @nr + 1 u64 each, with the marks)
+ * So that a set's per-CPU slots (two of nr + 1 u64 each, with the marks)
  * stay within one per-CPU allocation unit.
  */
 #define CMSTAT_COUNTERS_MAX	1024
@@ -348,7 +349,7 @@ cmstat_section_slot(const struct cmstat_section *sec,
 /**
  * cmstat_section_add() - add a signed delta to one counter
  * @slot: from cmstat_section_slot()
- * @idx: counter index, below the set's @nr (not checked here)
+ * @idx: counter index, below the set's nr (not checked here)
  * @delta: value to add; counters wrap modulo 2^64
  *
  * A single non-LOCKed read-modify-write on x86-64 that an interrupt cannot

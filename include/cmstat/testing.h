@@ -16,7 +16,7 @@
 /**
  * cmstat_counters_sum_racy() - sum the per-CPU slots with no protocol
  * @set: counter set
- * @totals: array of the set's @nr u64
+ * @totals: array of the set's nr u64 (as cmstat_counters_alloc() was given)
  *
  * Each counter is summed over all possible CPUs on its own, one counter
  * after the other, while writers go on: cheap, stops nothing, and not a
