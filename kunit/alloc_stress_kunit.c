@@ -98,6 +98,11 @@ struct stress_load {
 };
 
 static struct stress_load *load;	/* the running one */
+/*
+ * Set to stop the timers, which poll it and no longer re-arm once they
+ * see it; irq_workers_stop() then waits for each (hrtimer_cancel()), which
+ * orders whatever it did before.  The workers stop by kthread_stop().
+ */
 static bool stress_stop;
 static DEFINE_PER_CPU(struct irq_worker, irq_workers);
 

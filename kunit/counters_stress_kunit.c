@@ -112,6 +112,12 @@ struct stress_writer {
 };
 
 static struct cmstat_counters *stress_set;
+/*
+ * Set to stop the timers, the irq_work and the NMIs, which poll it and
+ * neither re-arm nor queue more once they see it; stress_timers_stop()
+ * then waits for each (hrtimer_cancel(), irq_work_sync(), flush_work()),
+ * which orders whatever it did before.  The writers stop by kthread_stop().
+ */
 static bool stress_stop;
 /* The nesting case runs: set before its writers and timers start. */
 static bool stress_nest;
