@@ -779,9 +779,11 @@ static void stress_consistency(struct kunit *test)
 	snprintf(extra, sizeof(extra), " call_ipis=%llu", ipis);
 	/*
 	 * Every snapshot would IPI every other CPU, were none skipped: with
-	 * sleeping writers most are idle when it comes.
+	 * sleeping writers most are idle when it comes.  Not in a mutant
+	 * run, whose round may end after a dozen snapshots, when the
+	 * system's other function-call IPIs outnumber the bound.
 	 */
-	if (run.sleepers && IS_ENABLED(CONFIG_X86))
+	if (run.sleepers && IS_ENABLED(CONFIG_X86) && !stress_mutation())
 		KUNIT_EXPECT_LT(test, ipis,
 				(u64)run.snapshots * (num_online_cpus() - 1));
 	stress_finish(test, &run, extra);
