@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # adopt-build.sh KSRC KDIR MODDIR TREE OUT [MAKEARG...]: two in-tree modules
-# nobody here wrote, and a test module of ours, adopted as Documentation/allocator.rst tells a module
+# nobody here wrote, and two test modules of ours, adopted as Documentation/allocator.rst tells a module
 # author to: their directories copied from the kernel source KSRC into OUT,
 # one line added to each Kbuild file, and built against KDIR with W=1 and
 # cmstat's TREE (a built copy of this tree: its Module.symvers).  Prints
@@ -30,10 +30,13 @@ shift 5
 # cmstat_adopt_test: this tree's tests/adopt (a directory of ours, @ in
 # front), a module that mixes its own caches with the kernel's
 # (scripts/guest/checks/client-adopt-caches.sh).
+# cmstat_adopt_miss: this tree's tests/adopt-miss, built and never loaded,
+# the negative control of the adoption report (scripts/cmstat-adopt-check).
 ADOPTED=(
 	"ext2 fs/ext2 CONFIG_EXT2_FS=m"
 	"null_blk drivers/block/null_blk"
 	"cmstat_adopt_test @tests/adopt"
+	"cmstat_adopt_miss @tests/adopt-miss"
 )
 
 # adopt MAKEFILE: the one line a module author adds, put first, where no
@@ -68,7 +71,8 @@ kernel_module() {
 
 # build NAME DIR ARGS...: the kernel's module in DIR, copied to OUT/NAME
 # and built there with ARGS, as OUT/NAME.ko; with the one line, unless
-# NAME ends in -plain.
+# NAME ends in -plain.  With debug info (-g, which changes no instruction)
+# whatever the kernel's config, for scripts/cmstat-adopt-check.
 build() {
 	local name=$1 dir=$2
 	shift 2
@@ -77,7 +81,7 @@ build() {
 	*) cp -r "$ksrc/$dir" "$out/$name" ;;
 	esac
 	[[ $name == *-plain ]] || adopt "$out/$name/Makefile"
-	make -C "$kdir" M="$out/$name" W=1 CMSTAT_INCLUDE="$CMSTAT_ROOT/include" \
+	make -C "$kdir" M="$out/$name" W=1 KCFLAGS=-g CMSTAT_INCLUDE="$CMSTAT_ROOT/include" \
 		KBUILD_EXTRA_SYMBOLS="$tree/Module.symvers" "$@" modules \
 		>"$out/$name.log" 2>&1 && [ "$(build_problems "$out/$name.log")" = 0 ] &&
 		cp "$out/$name/${name%-plain}.ko" "$out/$name.ko"

@@ -107,6 +107,31 @@ build_adopted() {
 		"$out" >/dev/null 2>"$out.log" || ok=0
 	[ "$ok" = 1 ] || ktap_diag "$(cat "$out.log"; grep -ihE 'warning:|error:' "$out"/*.log | head -n 20)"
 	ktap_result "$1 adopted ext2, null_blk and cmstat_adopt_test" "$ok" "logs $out/*.log"
+	adoption_reports "$1" "$out"
+}
+
+# adoption_reports NAME OUT: scripts/cmstat-adopt-check on the modules
+# adopted for NAME in OUT, their reports as diagnostics.  None may have a
+# call missed; the negative control, cmstat_adopt_miss, must have each of
+# its lines marked ADOPT-MISS named missed, and no other.
+adoption_reports() {
+	local out=$2 ko report ok=1 status=0 want got
+	for ko in "$out"/ext2.ko "$out"/null_blk.ko "$out"/cmstat_adopt_test.ko; do
+		report=$("$CMSTAT_ROOT/scripts/cmstat-adopt-check" "$ko" 2>&1) || ok=0
+		ktap_diag "$report"
+	done
+	ktap_result "$1 adoption reports: nothing missed" "$ok"
+	ok=1
+	report=$("$CMSTAT_ROOT/scripts/cmstat-adopt-check" "$out/cmstat_adopt_miss.ko" 2>&1) ||
+		status=$?
+	want=$(grep -n '/\* ADOPT-MISS \*/' "$CMSTAT_ROOT/tests/adopt-miss/cmstat_adopt_miss.c" |
+		cut -d: -f1 | sort -u | xargs)
+	got=$(sed -n 's/^[^ ]*: missed .* cmstat_adopt_miss\.c:\([0-9]*\)[,:].*/\1/p' <<<"$report" |
+		sort -u | xargs)
+	[ "$status" = 1 ] && [ "$want" = "$got" ] || ok=0
+	ktap_diag "$report"
+	ktap_result "$1 adoption report names each miss of cmstat_adopt_miss" "$ok" \
+		"lines $want marked, lines ${got:-none} named missed, exit status $status"
 }
 
 # modules_of NAME: the modules of the tree built as NAME, for a VM, and

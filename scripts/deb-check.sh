@@ -74,7 +74,11 @@ check_contents() {
 	[ -x "$tools/usr/sbin/cmstat" ] || fail "cmstat-tools: usr/sbin/cmstat not executable"
 	cmp -s "$CMSTAT_ROOT/scripts/cmstat" "$tools/usr/sbin/cmstat" ||
 		fail "cmstat-tools: usr/sbin/cmstat missing or not scripts/cmstat"
-	for want in usr/share/man/man8/cmstat.8.gz lib/systemd/system/cmstat-prometheus.service \
+	cmp -s "$CMSTAT_ROOT/scripts/cmstat-adopt-check" "$tools/usr/bin/cmstat-adopt-check" &&
+		[ -x "$tools/usr/bin/cmstat-adopt-check" ] ||
+		fail "cmstat-tools: usr/bin/cmstat-adopt-check missing, not executable or not the tree's"
+	for want in usr/share/man/man8/cmstat.8.gz usr/share/man/man1/cmstat-adopt-check.1.gz \
+		lib/systemd/system/cmstat-prometheus.service \
 		lib/systemd/system/cmstat-prometheus.timer; do
 		[ -f "$tools/$want" ] || fail "cmstat-tools: no $want"
 	done
@@ -98,16 +102,24 @@ options() {
 	grep -oE '(^|[][ ,|])--?[a-z]+' | tr -d '][ ,|' | sort -u
 }
 
-# check_man: the packaged cmstat(8) renders without a warning (man
-# --warnings, groff -ww), its options are those of the packaged "cmstat
-# --help", both ways, and the debugfs files it names those the viewer reads.
+# man_warnings PAGE TEXT: what man --warnings and groff -ww say of the
+# packaged PAGE, rendered into TEXT.
+man_warnings() {
+	{ LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings -l "$1" >"$2"; } 2>&1
+	zcat "$1" | groff -ww -z -man 2>&1 || echo "groff -ww -z -man failed"
+	[ -s "$2" ] || echo "man -l rendered nothing of $1"
+}
+
+# check_man: the packaged cmstat(8) and cmstat-adopt-check(1) render
+# without a warning (man --warnings, groff -ww); cmstat(8)'s options are
+# those of the packaged "cmstat --help", both ways, and the debugfs files
+# it names those the viewer reads.
 check_man() {
 	local page=$tools/usr/share/man/man8/cmstat.8.gz text=$work/cmstat.8.txt
 	local viewer=$tools/usr/sbin/cmstat man_opts help_opts d v
-	fail_if_any warnings "$( { LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings -l "$page" \
-			>"$text"; } 2>&1
-		zcat "$page" | groff -ww -z -man 2>&1 || echo "groff -ww -z -man failed")"
-	[ -s "$text" ] || fail "man -l rendered nothing"
+	fail_if_any warnings "$(man_warnings "$page" "$text"
+		man_warnings "$tools/usr/share/man/man1/cmstat-adopt-check.1.gz" \
+			"$work/cmstat-adopt-check.1.txt")"
 	# The options: the tags of the OPTIONS section, and every option the
 	# usage names.
 	man_opts=$(awk '/^[A-Z]/ { on = ($0 == "OPTIONS") } on && /^       -/' "$text" | options)
@@ -228,7 +240,7 @@ check_purge() {
 	fail_if_any "dpkg --purge warnings" "$(grep -i warning "$work/dpkg-purge.log")"
 	fail_if_any "left after the purge" "$(find "$mnt/usr/src" "$mnt/var/lib/dkms" \
 		"$mnt/lib/modules" "$mnt/lib/systemd" "$mnt/etc/systemd" "$mnt/usr/sbin" \
-		"$mnt/usr/share/man/man8" -name '*cmstat*' 2>/dev/null | sed "s|^$mnt||")"
+		"$mnt/usr/bin" "$mnt/usr/share/man/man8" "$mnt/usr/share/man/man1" -name '*cmstat*' 2>/dev/null | sed "s|^$mnt||")"
 	pkg_result purge
 }
 

@@ -756,6 +756,20 @@ static inline void __cmstat_adopt_cache_destroy(struct kmem_cache *s)
 #undef kfree_bulk
 #define kfree_bulk(n, objs)	__cmstat_adopt_kfree_bulk(n, objs)
 
+/*
+ * kfree_link(), which a file system's ->get_link() hands the VFS to free
+ * the link body it allocated (set_delayed_call()), as ext4 does: the
+ * module's own function, so that the VFS's free is counted on the heap
+ * that counted the allocation.  The module outlives the call: its inode is
+ * in use until the VFS has called it.
+ */
+static inline void __cmstat_adopt_kfree_link(void *link)
+{
+	cmstat_kfree(__CMSTAT_ADOPT_H, link);
+}
+
+#define kfree_link		__cmstat_adopt_kfree_link
+
 /* An inline on struct kmem_cache before 6.4, a macro after. */
 #undef alloc_inode_sb
 #define alloc_inode_sb(sb, cache, gfp)					\

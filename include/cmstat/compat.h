@@ -67,6 +67,15 @@
 #endif
 
 /*
+ * Memory allocation profiling's hooks (6.10): kmalloc() and the rest are
+ * macros over _noprof functions, which code may call directly, past what
+ * include/cmstat/adopt.h routes (tests/adopt-miss does, on purpose).
+ */
+#ifdef alloc_hooks
+#define CMSTAT_HAVE_ALLOC_HOOKS
+#endif
+
+/*
  * struct kmem_cache_args came in 6.12, with kmem_cache_create() become a
  * macro that takes it.  Before it, cmstat's typed caches take the fields
  * that kmem_cache_create_usercopy() takes, in a structure of cmstat's own
@@ -104,13 +113,17 @@ cmstat_kmem_cache_create(const char *name, unsigned int size,
 #endif
 
 /*
- * What kfree_rcu(ptr, rhf) and kfree_rcu_mightsleep(ptr) expand to, by the
- * names the kernel gives the two forms (the same from 6.1 to 7.x): so that
- * cmstat_kfree_rcu() works where a module has kfree_rcu() itself defined
- * as cmstat_kfree_rcu(), whose expansion may not name kfree_rcu again.
+ * What kfree_rcu_mightsleep(ptr) expands to, by the name the kernel gives
+ * that form (the same from 6.1 to 7.x): so that it works where a module
+ * has kfree_rcu_mightsleep() itself defined as cmstat's, whose expansion
+ * may not name it again.  A function, not a macro, so that an adopted
+ * module's debug info places the kernel's kvfree_call_rcu() in cmstat's
+ * path (scripts/cmstat-adopt-check), not in the module's own code.
  */
-#define cmstat_kvfree_rcu_2(ptr, rhf)	kvfree_rcu_arg_2(ptr, rhf)
-#define cmstat_kvfree_rcu_1(ptr)	kvfree_rcu_arg_1(ptr)
+static __always_inline void cmstat_kvfree_rcu_1(const void *ptr)
+{
+	kvfree_rcu_arg_1(ptr);
+}
 
 /*
  * The symbol namespace of what cmstat exports for its own benchmark and
