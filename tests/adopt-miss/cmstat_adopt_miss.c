@@ -20,7 +20,11 @@ MODULE_PARM_DESC(misuse, "run the calls past the routing (never: a test)");
 #define unrouted_kmalloc(size, gfp)	kmalloc_large(size, gfp)
 #endif
 
-/* What a driver's release hook might keep: the kernel's kfree itself. */
+/*
+ * What a driver's release hook might keep: the kernel's kfree itself.
+ * Read and written once, so that the compiler cannot turn the calls
+ * through it into direct calls, on other lines than those marked.
+ */
 static void (*release)(const void *obj);
 
 static int __init adopt_miss_init(void)
@@ -29,12 +33,12 @@ static int __init adopt_miss_init(void)
 
 	if (!misuse)
 		return 0;
-	release = kfree;					/* ADOPT-MISS */
+	WRITE_ONCE(release, kfree);				/* ADOPT-MISS */
 	obj = unrouted_kmalloc(64, GFP_KERNEL);			/* ADOPT-MISS */
-	release(obj);
+	READ_ONCE(release)(obj);
 	obj = kvmalloc(64, GFP_KERNEL);
-	release = kvfree;					/* ADOPT-MISS */
-	release(obj);
+	WRITE_ONCE(release, kvfree);				/* ADOPT-MISS */
+	READ_ONCE(release)(obj);
 	return 0;
 }
 
