@@ -98,13 +98,15 @@ build_mutant() {
 		cp "$dir/kunit/cmstat_kunit.ko" "$dir/cmstat_kunit_mutant.ko"
 }
 
-# build_adopted NAME KDIR MODDIR: the in-tree modules of the adoption
-# check (scripts/adopt-build.sh), built against KDIR and the tree built as
-# NAME, in $BUILDDIR/NAME-adopt; MODDIR has the kernel's modules.
+# build_adopted NAME KDIR MODDIR SERIES: the in-tree modules of the
+# adoption check (scripts/adopt-build.sh), from the kernel source of SERIES
+# (6.1 or 6.12), built against KDIR and the tree built as NAME, in
+# $BUILDDIR/NAME-adopt; MODDIR has the kernel's modules.
 build_adopted() {
-	local out=$BUILDDIR/$1-adopt ok=1
-	bash "$CMSTAT_ROOT/scripts/adopt-build.sh" "$KSRC" "$2" "$3" "$BUILDDIR/$1" \
-		"$out" >/dev/null 2>"$out.log" || ok=0
+	local out=$BUILDDIR/$1-adopt ok=1 src
+	src=$(kernel_source "$4" 2>"$out.log") &&
+		bash "$CMSTAT_ROOT/scripts/adopt-build.sh" "$src" "$2" "$3" "$BUILDDIR/$1" \
+			"$out" >/dev/null 2>>"$out.log" || ok=0
 	[ "$ok" = 1 ] || ktap_diag "$(cat "$out.log"; grep -ihE 'warning:|error:' "$out"/*.log | head -n 20)"
 	ktap_result "$1 adopted ext2, null_blk and cmstat_adopt_test" "$ok" "logs $out/*.log"
 	adoption_reports "$1" "$out"

@@ -79,8 +79,8 @@ FLAVOURS=(
 	"kunit-arm64	test:kunit-arm64	arm64	1		$SMP	kunit-arm64	mutant"
 	"trixie-6.12	trixie:6.12		x86_64	0		-	-		-"
 	"system		system:backports	x86_64	1		2	-		-	root=/dev/vda rw systemd.show_status=error"
-	"stock-6.1	debian:6.1		x86_64	1		$SMP	stock,x86_64	-	$RED_ZONES"
-	"stock-rt	debian:6.12-rt		x86_64	1		$SMP	stock,x86_64	-	$RED_ZONES"
+	"stock-6.1	debian:6.1		x86_64	1		$SMP	stock,x86_64	adopted	$RED_ZONES"
+	"stock-rt	debian:6.12-rt		x86_64	1		$SMP	stock,x86_64	adopted	$RED_ZONES"
 	"next		trixie:backports	x86_64	1		$SMP	stock,x86_64	deb	$RED_ZONES"
 	"arm64		debian:6.12		arm64	1		2	stock,arm64	-	$RED_ZONES"
 	"arm64-noforce	debian:6.12		arm64	1		2	stock,arm64	-	$RED_ZONES swiotlb=noforce"
@@ -98,10 +98,12 @@ flavour_tags() {
 # What flavour_kernel found: the headers or tree to build against (KDIR)
 # and with what (BUILDER, MAKE_ARGS), the build's name (BUILD; flavours of
 # one kernel share it), the kernel's ABI, its modules (MODDIR, for the
-# adoption check), what a VM boots (IMAGE, INITRD or an initramfs of ours,
-# DISK, BUSYBOX for arm64) and its hang timeout (TMO).
+# adoption check) and the series of Debian's kernel source that matches it
+# (SERIES, 6.1 or 6.12, whose modules the adoption check adopts), what a
+# VM boots (IMAGE, INITRD or an initramfs of ours, DISK, BUSYBOX for
+# arm64) and its hang timeout (TMO).
 KDIR='' BUILDER='' MAKE_ARGS=() BUILD='' ABI='' MODDIR='' IMAGE='' INITRD='' DISK=''
-BUSYBOX='' TMO=''
+BUSYBOX='' TMO='' SERIES=''
 
 # arm64_abi SERIES: the arm64 name of Debian's stock kernel of SERIES.
 arm64_abi() {
@@ -115,7 +117,7 @@ TRIXIE_LISTS_FRESH=''
 flavour_kernel() {
 	local name=$1 kind=${2%%:*} series=${2#*:} arch=$3 dir rc=0
 	KDIR='' BUILDER=build_modules MAKE_ARGS=() BUILD='' ABI='' MODDIR='' IMAGE='' INITRD=''
-	DISK='' BUSYBOX='' TMO=$STOCK_VM_TIMEOUT
+	DISK='' BUSYBOX='' TMO=$STOCK_VM_TIMEOUT SERIES=6.12
 	if [ "$arch" = arm64 ]; then
 		MAKE_ARGS=(ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- CMSTAT_BENCH=)
 	fi
@@ -146,6 +148,7 @@ flavour_kernel() {
 		KDIR=$dir/usr/src/linux-headers-$ABI IMAGE=$dir/boot/vmlinuz-$ABI
 		BUSYBOX=$dir/busybox BUILD=stock-$ABI ;;
 	debian/*)
+		SERIES=${series%-rt}
 		ABI=$(stock_abi "$series")
 		dir=$(stock_kernel_dir "$ABI")
 		KDIR=/usr/src/linux-headers-$ABI IMAGE=$dir/boot/vmlinuz-$ABI
@@ -196,7 +199,7 @@ flavour_builds() {
 	case "$with" in *,C=2,*) make+=(C=2) ;; esac
 	"$BUILDER" "$BUILD" "$KDIR" "${make[@]}"
 	case "$with" in *,mutant,*) build_mutant "$BUILD" "$KDIR" "${make[@]}" ;; esac
-	case "$with" in *,adopted,*) build_adopted "$BUILD" "$KDIR" "$MODDIR" ;; esac
+	case "$with" in *,adopted,*) build_adopted "$BUILD" "$KDIR" "$MODDIR" "$SERIES" ;; esac
 }
 
 # flavour_vms NAME ARCH VMS VCPUS CHECKS WITH [CMDLINE...]: the flavour's

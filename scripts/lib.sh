@@ -205,18 +205,18 @@ stock_612_tree() {
 		{ tail -n 20 "$STOCK_TREE.log"; die "build against $STOCK_KDIR failed"; }
 }
 
-# kernel_source: unpack Debian's linux-source-6.12 once per package version
-# and print the tree's path.
+# kernel_source [SERIES]: unpack Debian's linux-source-SERIES (6.12 by
+# default; 6.1) once per package version and print the tree's path.
 kernel_source() {
-	local ver dir
-	ensure_pkgs linux-source-6.12
-	ver=$(dpkg-query -W -f='${Version}' linux-source-6.12)
+	local series=${1:-6.12} ver dir
+	ensure_pkgs "linux-source-$series"
+	ver=$(dpkg-query -W -f='${Version}' "linux-source-$series")
 	dir="$CMSTAT_CACHE/src/$ver"
 	if [ ! -e "$dir/.done" ]; then
-		log "unpacking linux-source-6.12 $ver"
+		log "unpacking linux-source-$series $ver"
 		rm -rf "$dir" && mkdir -p "$dir"
-		tar -xJf /usr/src/linux-source-6.12.tar.xz -C "$dir" --strip-components=1 ||
-			die "cannot unpack linux-source-6.12"
+		tar -xJf "/usr/src/linux-source-$series.tar.xz" -C "$dir" --strip-components=1 ||
+			die "cannot unpack linux-source-$series"
 		touch "$dir/.done"
 	fi
 	echo "$dir"

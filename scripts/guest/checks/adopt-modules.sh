@@ -29,6 +29,12 @@ mount -t tracefs nodev $T 2>/dev/null
 # this one, however this one ends.
 # The buffer's size: "N", or "N (expanded: M)" before its first use.
 kb=$(sed 's/.*expanded: \([0-9]*\).*/\1/' $T/buffer_size_kb)
+# fields 0|1: the "fields" option (6.2 on), which prints each event's
+# fields as recorded.  Without it (6.1) a call site prints as a symbol,
+# with its module in brackets, which trace_keys reads too.
+fields() {
+	[ ! -e $T/options/fields ] || echo "$1" > $T/options/fields
+}
 untrace() {
 	touch /tmp/adopt-done
 	echo 0 > $T/tracing_on
@@ -36,14 +42,14 @@ untrace() {
 		echo 0 > $T/events/kmem/$e/enable
 		echo 0 > $T/events/kmem/$e/filter
 	done
-	echo 0 > $T/options/fields
+	fields 0
 	echo "$kb" > $T/buffer_size_kb
 	echo > $T/trace
 	echo 1 > $T/tracing_on
 }
 trap untrace EXIT
 echo 0 > $T/tracing_on
-echo 1 > $T/options/fields	# every field as recorded: addresses in hex
+fields 1	# every field as recorded: addresses in hex
 echo 16384 > $T/buffer_size_kb
 # Only what modules' code did: the kernel's own calls would be most of
 # the trace.  A heap's object that the kernel itself freed is then missed,
@@ -101,14 +107,22 @@ ranges > /tmp/ranges
 
 # heap_keys HEAP: "HEAP KEY mallocs frees" from the heap's stats: a size
 # class or typed cache by its object size, as size_BYTES (a kmem_cache_alloc event
-# carries that, not the cache's name), large allocations as "large".
+# carries that, not the cache's name), large allocations as "large".  A
+# typed cache by its slab cache's object size, from SLUB's sysfs, where
+# there is one: larger than the typed cache's where its objects have room
+# for cmstat's link to free them later (on PREEMPT_RT, module/free_later.c).
 heap_keys() {
 	awk -v h="$1" '
 		/^class_bytes / { t = "class"; next }
 		/^cache_name / { t = "cache"; next }
 		/^large_mallocs / { lm = $2 } /^large_frees / { lf = $2 }
 		t == "class" && $2 + $3 > 0 { m["size_" $1] += $2; f["size_" $1] += $3 }
-		t == "cache" { m["size_" $2] += $3; f["size_" $2] += $4 }
+		t == "cache" {
+			size = $2; file = "/sys/kernel/slab/" $1 "/object_size"
+			if ((getline s < file) > 0) size = s
+			close(file)
+			m["size_" size] += $3; f["size_" size] += $4
+		}
 		END {
 			if (lm + lf > 0) print h, "large", lm, lf
 			for (k in m) print h, k, m[k], f[k]
@@ -118,18 +132,19 @@ heap_keys() {
 # periods: "TIMESTAMP MODULE" for each period marker.  The fields
 # option prints a marker without its text, so this read is without it.
 periods() {
-	echo 0 > $T/options/fields
+	fields 0
 	grep 'cmstat-period ' $T/trace | awk '{
 		for (i = 1; i <= NF; i++)
 			if ($i ~ /^[0-9]+\.[0-9]+:$/) { ts = substr($i, 1, length($i) - 1); break }
 		sub(/.*cmstat-period /, "")
 		print ts, $1
 	}'
-	echo 1 > $T/options/fields
+	fields 1
 }
 
 # trace_keys MAX: the same from the trace.  An allocation is a module's
-# when its call site is in the module's code, or in cmstat's while that
+# when its call site is in the module's code (by address, or by the
+# module a symbolic call site names), or in cmstat's while that
 # module's period ran (only then do cmstat's out-of-line paths run for
 # it): kmem_cache_alloc from a class or typed cache, kmalloc() past the
 # largest class, MAX, for a large one (cmstat's other kmalloc()s are its
@@ -139,17 +154,23 @@ periods() {
 trace_keys() {
 	periods > /tmp/periods
 	cat $T/trace | awk -v max="$1" '
-		FILENAME == "/tmp/ranges" { n++; mod[n] = $1; lo[n] = $2; hi[n] = $3; next }
+		FILENAME == "/tmp/ranges" { n++; mod[n] = $1; lo[n] = $2; hi[n] = $3; known[$1]; next }
 		FILENAME == "/tmp/periods" { np++; pts[np] = $1; pmod[np] = $2; next }
 		{
-			ev = ""; site = ""; ptr = ""; req = 0; ts = ""
+			ev = ""; site = ""; sitemod = ""; ptr = ""; req = 0; ts = ""
 			for (i = 1; i <= NF; i++) {
 				if (ts == "" && $i ~ /^[0-9]+\.[0-9]+:$/)
 					ts = substr($i, 1, length($i) - 1)
 				else if ($i ~ /^(kmalloc|kfree|kmem_cache_alloc|kmem_cache_free):$/)
 					ev = substr($i, 1, length($i) - 1)
-				else if ($i ~ /^call_site=/) { site = $(i + 1); gsub(/[()]/, "", site) }
+				else if ($i ~ /^call_site=/) {
+					site = $(i + 1)
+					if (site ~ /^\[[^]]*\]$/)
+						sitemod = substr(site, 2, length(site) - 2)
+					gsub(/[()]/, "", site)
+				}
 				else if ($i ~ /^ptr=/) ptr = substr($i, 5)
+				else if ($i ~ /^bytes_req=[0-9]+$/) req = substr($i, 11)
 				else if ($i ~ /^bytes_req=/) { req = $(i + 1); gsub(/[()]/, "", req) }
 			}
 			if (ev == "") next
@@ -163,9 +184,9 @@ trace_keys() {
 				}
 				next
 			}
-			who = ""
-			for (r = 1; r <= n; r++)
-				if (site + 0 >= lo[r] && site + 0 < hi[r]) { who = mod[r]; break }
+			who = (sitemod in known) ? sitemod : ""
+			for (r = 1; who == "" && r <= n; r++)
+				if (site + 0 >= lo[r] && site + 0 < hi[r]) who = mod[r]
 			if (who == "cmstat") who = period
 			if (who == "") next
 			if (ev == "kmalloc") {
