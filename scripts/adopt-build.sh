@@ -13,10 +13,14 @@
 # copied from MODDIR (the kernel's build tree, or an unpacked
 # /lib/modules/RELEASE) into OUT, in the order to load them.  With
 # ADOPT_PLAIN=1, each is also built as the kernel has it, without the
-# line, as OUT/NAME-plain.ko: the benchmark's baseline.
+# line, as OUT/NAME-plain.ko: the benchmark's baseline.  With ADOPT_ROOT
+# set (a Debian root, scripts/trixie-lib.sh), make runs in that root, with
+# the host's directory ADOPT_BIND, which holds TREE and OUT, as /build, and
+# KDIR is a path in the root.
 # shellcheck source-path=SCRIPTDIR
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/trixie-lib.sh"
 
 ksrc=$1 kdir=$2 moddir=$3 tree=$4 out=$5
 shift 5
@@ -42,7 +46,14 @@ ADOPTED=(
 # adopt MAKEFILE: the one line a module author adds, put first, where no
 # continuation of the file's own lines can take it in.
 adopt() {
-	sed -i '1i ccflags-y += -I$(CMSTAT_INCLUDE) -include cmstat/adopt.h' "$1"
+	sed -i "1i $ADOPT_LINE" "$1"
+}
+
+# What runs make, and seen PATH: the host's PATH as make sees it.
+RUN=()
+[ -z "${ADOPT_ROOT:-}" ] || RUN=(root_run "$ADOPT_ROOT" "$ADOPT_BIND")
+seen() {
+	if [ -n "${ADOPT_ROOT:-}" ]; then echo "/build${1#"$ADOPT_BIND"}"; else echo "$1"; fi
 }
 
 # sections KO: "NAME SECTION SIZE" for each executable section of KO.
@@ -83,8 +94,9 @@ build() {
 	*) cp -r "$ksrc/$dir" "$out/$name" ;;
 	esac
 	[[ $name == *-plain || $name == *-unadopted ]] || adopt "$out/$name/Makefile"
-	make -C "$kdir" M="$out/$name" W=1 KCFLAGS=-g CMSTAT_INCLUDE="$CMSTAT_ROOT/include" \
-		KBUILD_EXTRA_SYMBOLS="$tree/Module.symvers" "$@" modules \
+	"${RUN[@]}" make -C "$kdir" M="$(seen "$out/$name")" W=1 KCFLAGS=-g \
+		CMSTAT_INCLUDE="$(seen "$tree/include")" \
+		KBUILD_EXTRA_SYMBOLS="$(seen "$tree/Module.symvers")" "$@" modules \
 		>"$out/$name.log" 2>&1 || return 1
 	if [ "$(build_problems "$out/$name.log")" != 0 ]; then
 		[[ $name != *-plain && $name != *-unadopted ]] &&
@@ -93,10 +105,9 @@ build() {
 	[[ $name == *-unadopted ]] || cp "$out/$name/${name%-plain}.ko" "$out/$name.ko"
 }
 
-# problems NAME: NAME's build log's warnings and errors, without the
-# directory they were built in.
+# problems NAME: NAME's build log's warnings and errors.
 problems() {
-	grep -iE 'warning:|error:' "$out/$1.log" | sed "s|$out/$1/||g" | sort -u
+	problem_lines "$out/$1.log" "$out/$1"
 }
 
 # new_problems NAME DIR ARGS...: the warnings of NAME's adopted build that

@@ -7,10 +7,12 @@
 # Debian 13's 6.12 and newest 7.x, and a whole Debian 13 system) gets the
 # kernel (built or fetched once, cached), builds our modules with W=1
 # against it and boots its VMs, side by side; checks what cmstat promises
-# on i386 (scripts/i386-check.sh), runs the lint gates (scripts/lint.sh)
-# and the packaging checks (scripts/packaging.sh), holds the fast paths to
-# their instruction budgets (scripts/budget.sh), and checks the Debian
-# packages' output in the stock VM (scripts/deb-check.sh report).
+# on i386 (scripts/i386-check.sh), adopts modules of every kind from the
+# kernel source (scripts/adopt-sweep.sh), runs the lint gates
+# (scripts/lint.sh) and the packaging checks (scripts/packaging.sh), holds
+# the fast paths to their instruction budgets (scripts/budget.sh), and
+# checks the Debian packages' output in the stock VM (scripts/deb-check.sh
+# report).
 #
 # Every stage prints one KTAP document; they are nested as the subtests of
 # one document, $LOGDIR/check.ktap, which the kernel tree's kunit.py
@@ -98,18 +100,27 @@ build_mutant() {
 		cp "$dir/kunit/cmstat_kunit.ko" "$dir/cmstat_kunit_mutant.ko"
 }
 
-# build_adopted NAME KDIR MODDIR SERIES: the in-tree modules of the
-# adoption check (scripts/adopt-build.sh), from the kernel source of SERIES
-# (6.1 or 6.12), built against KDIR and the tree built as NAME, in
+# build_adopted NAME KDIR MODDIR SERIES [MAKEARG...]: the in-tree modules
+# of the adoption check (scripts/adopt-build.sh), from the kernel source of
+# SERIES (6.1 or 6.12; trixie:ABI, Debian 13's source of that kernel, built
+# in the Debian 13 root), built against KDIR and the tree built as NAME, in
 # $BUILDDIR/NAME-adopt; MODDIR has the kernel's modules.
 build_adopted() {
-	local out=$BUILDDIR/$1-adopt ok=1 src
-	src=$(kernel_source "$4" 2>"$out.log") &&
-		bash "$CMSTAT_ROOT/scripts/adopt-build.sh" "$src" "$2" "$3" "$BUILDDIR/$1" \
-			"$out" >/dev/null 2>>"$out.log" || ok=0
+	local name=$1 out=$BUILDDIR/$1-adopt kdir=$2 moddir=$3 series=$4 ok=1 src env=()
+	shift 4
+	case "$series" in
+	trixie:*)
+		env=(ADOPT_ROOT="$TRIXIE_ROOT" ADOPT_BIND="$BUILDDIR")
+		kdir=/usr/src/linux-headers-${series#trixie:}
+		src=$(trixie_source "${series#trixie:}" 2>"$out.log") || ok=0 ;;
+	*)	src=$(kernel_source "$series" 2>"$out.log") || ok=0 ;;
+	esac
+	[ "$ok" = 1 ] &&
+		env "${env[@]}" bash "$CMSTAT_ROOT/scripts/adopt-build.sh" "$src" "$kdir" "$moddir" \
+			"$BUILDDIR/$name" "$out" "$@" >/dev/null 2>>"$out.log" || ok=0
 	[ "$ok" = 1 ] || ktap_diag "$(cat "$out.log"; grep -ihE 'warning:|error:' "$out"/*.log | head -n 20)"
-	ktap_result "$1 adopted ext2, null_blk and cmstat_adopt_test" "$ok" "logs $out/*.log"
-	adoption_reports "$1" "$out"
+	ktap_result "$name adopted ext2, null_blk and cmstat_adopt_test" "$ok" "logs $out/*.log"
+	adoption_reports "$name" "$out"
 }
 
 # adoption_reports NAME OUT: scripts/cmstat-adopt-check on the modules
@@ -128,7 +139,7 @@ adoption_reports() {
 		status=$?
 	want=$(grep -n '/\* ADOPT-MISS \*/' "$CMSTAT_ROOT/tests/adopt-miss/cmstat_adopt_miss.c" |
 		cut -d: -f1 | sort -u | xargs)
-	got=$(sed -n 's/^[^ ]*: missed .* cmstat_adopt_miss\.c:\([0-9]*\)[,:].*/\1/p' <<<"$report" |
+	got=$(sed -n 's/^[^ ]*: missed .* cmstat_adopt_miss\.c:\([0-9]*\)[ ,:].*/\1/p' <<<"$report" |
 		sort -u | xargs)
 	[ "$status" = 1 ] && [ "$want" = "$got" ] || ok=0
 	ktap_diag "$report"
@@ -232,6 +243,11 @@ STAGES+=(packaging)
 stage i386 bash "$CMSTAT_ROOT/scripts/i386-check.sh"
 stage lint env LINT_TREE="$BUILDDIR/debug" bash "$CMSTAT_ROOT/scripts/lint.sh" "$KSRC" \
 	"$(bash "$CMSTAT_ROOT/scripts/kernel.sh" debug)"
+# The adoption line on modules of every kind, from the kernel source,
+# against Debian's 6.12 headers (scripts/adopt-sweep.sh).
+stage adopt-sweep bash "$CMSTAT_ROOT/scripts/adopt-sweep.sh" "$KSRC" \
+	"/usr/src/linux-headers-$PKG_ABI" "$(stock_kernel_dir "$PKG_ABI")/lib/modules/$PKG_ABI" \
+	"$BUILDDIR/stock-$PKG_ABI" "$BUILDDIR/adopt-sweep"
 # The instruction budgets: one more, short VM, of the stock 6.12 kernel,
 # with the modules built against its headers.
 stage budget env LOGDIR="$LOGDIR" bash "$CMSTAT_ROOT/scripts/budget.sh" \

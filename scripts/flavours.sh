@@ -81,8 +81,8 @@ FLAVOURS=(
 	"system		system:backports	x86_64	1		2	-		-	root=/dev/vda rw systemd.show_status=error"
 	"stock-6.1	debian:6.1		x86_64	1		$SMP	stock,x86_64	adopted	$RED_ZONES"
 	"stock-rt	debian:6.12-rt		x86_64	1		$SMP	stock,x86_64	adopted	$RED_ZONES"
-	"next		trixie:backports	x86_64	1		$SMP	stock,x86_64	deb	$RED_ZONES"
-	"arm64		debian:6.12		arm64	1		2	stock,arm64	-	$RED_ZONES"
+	"next		trixie:backports	x86_64	1		$SMP	stock,x86_64	adopted,deb	$RED_ZONES"
+	"arm64		debian:6.12		arm64	1		2	stock,arm64	adopted	$RED_ZONES"
 	"arm64-noforce	debian:6.12		arm64	1		2	stock,arm64	-	$RED_ZONES swiotlb=noforce"
 	"stock-6.12	debian:6.12		x86_64	1		$SMP	stock,x86_64	mutant,adopted,deb,nohz	$RED_ZONES"
 )
@@ -99,9 +99,9 @@ flavour_tags() {
 # and with what (BUILDER, MAKE_ARGS), the build's name (BUILD; flavours of
 # one kernel share it), the kernel's ABI, its modules (MODDIR, for the
 # adoption check) and the series of Debian's kernel source that matches it
-# (SERIES, 6.1 or 6.12, whose modules the adoption check adopts), what a
-# VM boots (IMAGE, INITRD or an initramfs of ours, DISK, BUSYBOX for
-# arm64) and its hang timeout (TMO).
+# (SERIES, 6.1 or 6.12, or trixie:ABI, whose modules the adoption check
+# adopts), what a VM boots (IMAGE, INITRD or an initramfs of ours, DISK,
+# BUSYBOX for arm64) and its hang timeout (TMO).
 KDIR='' BUILDER='' MAKE_ARGS=() BUILD='' ABI='' MODDIR='' IMAGE='' INITRD='' DISK=''
 BUSYBOX='' TMO='' SERIES=''
 
@@ -146,7 +146,7 @@ flavour_kernel() {
 		ABI=$(arm64_abi "$series")
 		dir=$(arm64_stock_dir "$ABI")
 		KDIR=$dir/usr/src/linux-headers-$ABI IMAGE=$dir/boot/vmlinuz-$ABI
-		BUSYBOX=$dir/busybox BUILD=stock-$ABI ;;
+		BUSYBOX=$dir/busybox BUILD=stock-$ABI MODDIR=$(arm64_stock_modules "$ABI") ;;
 	debian/*)
 		SERIES=${series%-rt}
 		ABI=$(stock_abi "$series")
@@ -158,7 +158,9 @@ flavour_kernel() {
 			ktap_result "$name" 0 "no kernel image of $ABI (see the stage's log)"
 			return 1
 		fi
-		KDIR=$ABI BUILDER=trixie_modules BUILD=trixie-$ABI ;;
+		KDIR=$ABI BUILDER=trixie_modules BUILD=trixie-$ABI SERIES=trixie:$ABI
+		MODDIR=${IMAGE%/*}
+		[[ $IMAGE == */modules/$ABI/vmlinuz ]] || MODDIR=${IMAGE%/boot/*}/lib/modules/$ABI ;;
 	system/*)
 		dir=$BUILDDIR/$name
 		bash "$CMSTAT_ROOT/scripts/trixie-system.sh" "$ABI" "$dir" >"$dir.ktap" \
@@ -199,7 +201,9 @@ flavour_builds() {
 	case "$with" in *,C=2,*) make+=(C=2) ;; esac
 	"$BUILDER" "$BUILD" "$KDIR" "${make[@]}"
 	case "$with" in *,mutant,*) build_mutant "$BUILD" "$KDIR" "${make[@]}" ;; esac
-	case "$with" in *,adopted,*) build_adopted "$BUILD" "$KDIR" "$MODDIR" "$SERIES" ;; esac
+	case "$with" in *,adopted,*)
+		build_adopted "$BUILD" "$KDIR" "$MODDIR" "$SERIES" "${MAKE_ARGS[@]}" ;;
+	esac
 }
 
 # flavour_vms NAME ARCH VMS VCPUS CHECKS WITH [CMDLINE...]: the flavour's

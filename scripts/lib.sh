@@ -152,6 +152,36 @@ arm64_stock_dir() {
 	echo "$dir"
 }
 
+# arm64_stock_modules ABI: the modules of Debian's arm64 kernel ABI,
+# unpacked once beside its image (arm64_stock_dir), for the adoption
+# check's dependencies; prints their directory.
+arm64_stock_modules() {
+	local abi=$1 dir opts
+	dir=$(arm64_stock_dir "$abi")
+	if [ ! -e "$dir/.modules" ]; then
+		opts=$(arm64_apt)
+		rm -rf "$dir/deb" && mkdir -p "$dir/deb"
+		# shellcheck disable=SC2086 # arm64_apt's words are separate options
+		download_deb "$dir/deb" "linux-image-$abi-unsigned" $opts ||
+			die "cannot download linux-image-$abi-unsigned:arm64"
+		dpkg-deb --fsys-tarfile "$dir"/deb/linux-image-*.deb | tar -x -C "$dir" ./lib/modules ||
+			die "cannot unpack the modules of $abi"
+		rm -rf "$dir/deb" && touch "$dir/.modules"
+	fi
+	echo "$dir/lib/modules/$abi"
+}
+
+# problem_lines LOG DIR: the warnings and errors of a build log, one each,
+# without the directory DIR the module was built in.
+problem_lines() {
+	grep -iE 'warning:|error:' "$1" | sed "s|$2/||g" | sort -u
+}
+
+# ADOPT_LINE: the one line Documentation/allocator.rst has a module's
+# author add to its Kbuild file.
+# shellcheck disable=SC2016 # for make
+ADOPT_LINE='subdir-ccflags-y += -I$(CMSTAT_INCLUDE) -include cmstat/adopt.h'
+
 # build_problems LOG: how many compiler, sparse and modpost warnings and
 # errors a build log has ("warning:", "ERROR: modpost: ...").
 build_problems() {

@@ -179,11 +179,38 @@ trixie_build_tree() {
 	return "$rc"
 }
 
+# trixie_source ABI: the source of the kernel of ABI, Debian 13's
+# linux-source of its version, unpacked once per version (as kernel_source
+# does for the host's) into $CMSTAT_CACHE/src; prints the tree's path.
+trixie_source() {
+	local abi=$1 opts version series dir
+	opts=$(trixie_apt)
+	# shellcheck disable=SC2086 # trixie_apt's words are separate options
+	version=$(apt-cache $opts show "linux-headers-$abi" | sed -n 's/^Version: //p' | head -n 1)
+	series=$(sed 's/^\([0-9]*\.[0-9]*\).*/\1/' <<<"$abi")
+	dir=$CMSTAT_CACHE/src/$version
+	if [ ! -e "$dir/.done" ]; then
+		log "unpacking linux-source-$series $version"
+		rm -rf "$dir" && mkdir -p "$dir/deb"
+		# shellcheck disable=SC2086
+		download_deb "$dir/deb" "linux-source-$series=$version" $opts ||
+			die "cannot download linux-source-$series $version"
+		dpkg-deb --fsys-tarfile "$dir"/deb/*.deb |
+			tar -xO --wildcards '*/linux-source-*.tar.xz' |
+			tar -xJ -C "$dir" --strip-components=1 ||
+			die "cannot unpack linux-source-$series $version"
+		rm -rf "$dir/deb" && touch "$dir/.done"
+	fi
+	echo "$dir"
+}
+
 # trixie_kernel ABI: Debian's kernel image of ABI, from the private trixie
 # package lists, unpacked once into $TRIXIE_DIR/kernel/ABI; prints the
 # path of its vmlinuz.  From 7.0 on, linux-binary-ABI holds it, as
 # /usr/lib/modules/ABI/vmlinuz; before, linux-image-ABI-unsigned, as
-# /boot/vmlinuz-ABI.  The modules are not needed.
+# /boot/vmlinuz-ABI.  Its modules (linux-image-ABI-unsigned has them
+# before 7.0, linux-modules-ABI from then on) are unpacked beside it: the
+# adoption check's modules need some (configfs, jbd2).
 trixie_kernel() {
 	local abi=$1 dir=$TRIXIE_DIR/kernel/$1 opts pkg
 	if [ ! -e "$dir/.done" ]; then
@@ -196,6 +223,17 @@ trixie_kernel() {
 		dpkg-deb -x "$dir"/deb/*.deb "$dir" 2>/dev/null ||
 			die "cannot download or unpack the kernel image of $abi"
 		rm -rf "$dir/deb" && touch "$dir/.done"
+	fi
+	# From 7.x on, the modules have a package of their own.
+	if [ ! -e "$dir/.modules" ]; then
+		opts=$(trixie_apt)
+		mkdir -p "$dir/deb"
+		# shellcheck disable=SC2086
+		if download_deb "$dir/deb" "linux-modules-$abi" $opts 2>/dev/null; then
+			dpkg-deb -x "$dir"/deb/*.deb "$dir" ||
+				die "cannot unpack the kernel modules of $abi"
+		fi
+		rm -rf "$dir/deb" && touch "$dir/.modules"
 	fi
 	if [ -e "$dir/usr/lib/modules/$abi/vmlinuz" ]; then
 		echo "$dir/usr/lib/modules/$abi/vmlinuz"

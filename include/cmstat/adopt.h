@@ -3,7 +3,7 @@
  * cmstat/adopt.h - a whole module's allocations on a heap of its own, with
  * one line in its Kbuild file:
  *
- *	ccflags-y += -I$(CMSTAT_INCLUDE) -include cmstat/adopt.h
+ *	subdir-ccflags-y += -I$(CMSTAT_INCLUDE) -include cmstat/adopt.h
  *
  * Force-included ahead of every file of the module, it routes the
  * kmalloc() family, kfree_rcu() and the kmem_cache_*() calls of the

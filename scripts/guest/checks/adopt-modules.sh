@@ -53,10 +53,13 @@ fields 1	# every field as recorded: addresses in hex
 echo 16384 > $T/buffer_size_kb
 # Only what modules' code did: the kernel's own calls would be most of
 # the trace.  A heap's object that the kernel itself freed is then missed,
-# and shows as a mismatch.
+# and shows as a mismatch.  Modules are not always above the kernel's
+# text: on arm64 they are below it.
+stext=$(awk '$3 == "_stext" { print $1 }' /proc/kallsyms)
 etext=$(awk '$3 == "_etext" { print $1 }' /proc/kallsyms)
 for e in kmalloc kfree kmem_cache_alloc kmem_cache_free; do
-	echo "call_site >= 0x$etext" > $T/events/kmem/$e/filter || exit 1
+	echo "call_site < 0x$stext || call_site >= 0x$etext" > $T/events/kmem/$e/filter ||
+		exit 1
 	echo 1 > $T/events/kmem/$e/enable
 done
 echo > $T/trace
