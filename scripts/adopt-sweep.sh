@@ -12,18 +12,19 @@
 # with its row of the table as a diagnostic; the logs are under OUT.
 #
 # An entry passes if every module it builds is adopted (or calls nothing
-# adopt.h routes), with nothing missed and no warning the module built without the line lacks, or is
-# refused by name (a library without module_init()), or does not build
-# without the line either (a skip).  A warning gcc gives for a pr_fmt()
-# the module defines is counted apart and does not fail it: adopt.h has to
-# include <linux/printk.h>, whose default pr_fmt() the module's then
-# redefines, and gcc has no switch for that one warning
-# (Documentation/allocator.rst, "Adopting a module").
+# adopt.h routes), with nothing missed and no warning the module built
+# without the line lacks, or is refused by name (a library without
+# module_init()), or does not build without the line either (a skip).
+# A warning gcc gives for a pr_fmt() the module defines is counted apart
+# and does not fail it: adopt.h has to include <linux/printk.h>, whose
+# default pr_fmt() the module's then redefines, and gcc has no switch for
+# that one warning (Documentation/allocator.rst, "Adopting a module").
 #
 # An entry's result is kept in $CMSTAT_CACHE/adopt-sweep under a hash of
 # all it was made from: the module's sources, cmstat's headers, this
 # script, lib.sh and the checker, KDIR's configuration, release and
-# symbols, TREE's symbols and the compiler, if it passed; SWEEP_JOBS entries are built at once (2).
+# symbols, TREE's symbols and the compiler, if it passed.  SWEEP_JOBS
+# entries are built at once (2).
 # shellcheck source-path=SCRIPTDIR
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"

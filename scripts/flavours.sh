@@ -158,9 +158,9 @@ flavour_kernel() {
 			ktap_result "$name" 0 "no kernel image of $ABI (see the stage's log)"
 			return 1
 		fi
+		# MODDIR: where trixie_kernel unpacked its packages, modules too.
 		KDIR=$ABI BUILDER=trixie_modules BUILD=trixie-$ABI SERIES=trixie:$ABI
-		MODDIR=${IMAGE%/*}
-		[[ $IMAGE == */modules/$ABI/vmlinuz ]] || MODDIR=${IMAGE%/boot/*}/lib/modules/$ABI ;;
+		MODDIR=$TRIXIE_DIR/kernel/$ABI ;;
 	system/*)
 		dir=$BUILDDIR/$name
 		bash "$CMSTAT_ROOT/scripts/trixie-system.sh" "$ABI" "$dir" >"$dir.ktap" \
