@@ -63,6 +63,7 @@ cmstat_cache_create_args(struct cmstat_heap *heap, const char *name,
 		return NULL;
 	strscpy(cp->name, name, sizeof(cp->name));
 	cp->cc.heap = heap;
+	cp->cc.slots = heap->slots;
 	cp->cc.size = size;
 	slab_size = cmstat_later_cache_size(size, args->ctor, flags);
 	cp->cc.slab = cmstat_kmem_cache_create(name, slab_size, args,
@@ -190,7 +191,8 @@ int cmstat_cache_read(struct cmstat_cache *cc, struct cmstat_cache_stats *st)
 		return -ENOMEM;
 	err = cmstat_heap_counters(cc->heap, c, &epoch);
 	if (!err)
-		cmstat_derive_cache(c, cc->mallocs_idx - CMSTAT_HC_CACHE_MALLOCS,
+		cmstat_derive_cache(c, cmstat_cache_mallocs_idx(cc) -
+				       CMSTAT_HC_CACHE_MALLOCS,
 				    cc->size, epoch, st);
 	kfree(c);
 	return err;
@@ -205,8 +207,8 @@ static void cmstat_cache_account(struct cmstat_cache *cc, bool free, size_t n)
 
 	if (!cmstat_section_begin(&sec, &cmstat_heap_group))
 		return;
-	slot = __cmstat_slot(&sec, cc->heap->slots);
-	cmstat_section_add(slot, cc->mallocs_idx +
+	slot = __cmstat_slot(&sec, cc->slots);
+	cmstat_section_add(slot, cmstat_cache_mallocs_idx(cc) +
 			   (free ? CMSTAT_HEAP_CACHES : 0), n);
 	cmstat_section_add(slot, free ? CMSTAT_HC_CACHE_FREE_BYTES :
 					CMSTAT_HC_CACHE_ALLOC_BYTES,

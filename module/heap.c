@@ -369,7 +369,10 @@ int cmstat_heap_add_cache(struct cmstat_heap *heap,
 	if (col < CMSTAT_HEAP_CACHES) {
 		hp->caches[col] = cp;
 		hp->nr_caches++;
-		cp->cc.mallocs_idx = CMSTAT_HC_CACHE_MALLOCS + col;
+		cp->cc.mallocs_slot =
+			CMSTAT_COUNTER_SLOT(CMSTAT_HC_CACHE_MALLOCS + col);
+		cp->cc.frees_slot = CMSTAT_COUNTER_SLOT(CMSTAT_HC_CACHE_FREES +
+							col);
 		cmstat_heap_map_cache(heap, &cp->cc);
 	}
 	mutex_unlock(&cmstat_heaps_lock);
@@ -395,15 +398,16 @@ int cmstat_heap_add_cache(struct cmstat_heap *heap,
  */
 static void cmstat_cache_retire(struct cmstat_cache *cc, const u64 *c)
 {
-	unsigned int frees_idx = cc->mallocs_idx + CMSTAT_HEAP_CACHES;
-	u64 mallocs = c[cc->mallocs_idx], frees = c[frees_idx];
+	unsigned int mallocs_idx = cmstat_cache_mallocs_idx(cc);
+	unsigned int frees_idx = mallocs_idx + CMSTAT_HEAP_CACHES;
+	u64 mallocs = c[mallocs_idx], frees = c[frees_idx];
 	struct cmstat_section sec;
 	u64 __percpu *slot;
 
 	if (!cmstat_section_begin(&sec, &cmstat_heap_group))
 		return;
 	slot = __cmstat_slot(&sec, cc->heap->slots);
-	cmstat_section_add(slot, cc->mallocs_idx, -mallocs);
+	cmstat_section_add(slot, mallocs_idx, -mallocs);
 	cmstat_section_add(slot, frees_idx, -frees);
 	cmstat_section_add(slot, CMSTAT_HC_RETIRED_CACHE_MALLOCS, mallocs);
 	cmstat_section_add(slot, CMSTAT_HC_RETIRED_CACHE_FREES, frees);
@@ -441,7 +445,7 @@ int cmstat_heap_retire_cache(struct cmstat_heap *heap,
 			     struct cmstat_cache_priv *cp, s64 *live)
 {
 	struct cmstat_heap_priv *hp = cmstat_heap_priv(heap);
-	unsigned int idx = cp->cc.mallocs_idx;
+	unsigned int idx = cmstat_cache_mallocs_idx(&cp->cc);
 	struct cmstat_sysfs_cache *sc = NULL;
 	u64 *c;
 	int err;
@@ -480,7 +484,8 @@ void cmstat_heap_del_cache(struct cmstat_heap *heap,
 			   struct cmstat_cache_priv *cp)
 {
 	struct cmstat_heap_priv *hp = cmstat_heap_priv(heap);
-	unsigned int col = cp->cc.mallocs_idx - CMSTAT_HC_CACHE_MALLOCS;
+	unsigned int col = cmstat_cache_mallocs_idx(&cp->cc) -
+			   CMSTAT_HC_CACHE_MALLOCS;
 	struct cmstat_sysfs_cache *sc;
 
 	mutex_lock(&cmstat_heaps_lock);

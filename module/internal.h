@@ -78,6 +78,12 @@ cmstat_cache_priv(const struct cmstat_cache *cc)
 	return container_of(cc, struct cmstat_cache_priv, cc);
 }
 
+/* The index of @cc's allocation counter in its heap's counters. */
+static inline unsigned int cmstat_cache_mallocs_idx(const struct cmstat_cache *cc)
+{
+	return cc->mallocs_slot / CMSTAT_RING_SLOTS;
+}
+
 /* owner.c: what an object is, as far as cmstat can tell */
 enum cmstat_owner_kind {
 	CMSTAT_OWNER_FOREIGN,	/* not cmstat's: another owner's, or none */
@@ -111,16 +117,21 @@ struct cmstat_owner {
 extern struct kmem_cache *cmstat_class_by_cache[1 << CMSTAT_CLASS_HASH_BITS];
 extern u8 cmstat_class_of_slot[1 << CMSTAT_CLASS_HASH_BITS];
 
-/* The class whose cache is @s, or -1. */
+/*
+ * The class whose cache is @s, not NULL, or -1.  A match is tested before
+ * an empty slot: most caches are in their home slot, found in one compare.
+ */
 static inline int cmstat_class_of_cache(const struct kmem_cache *s)
 {
 	unsigned int slot = hash_ptr(s, CMSTAT_CLASS_HASH_BITS);
+	const struct kmem_cache *in_slot;
 
-	for (; cmstat_class_by_cache[slot];
-	     slot = (slot + 1) & ((1 << CMSTAT_CLASS_HASH_BITS) - 1))
-		if (cmstat_class_by_cache[slot] == s)
-			return cmstat_class_of_slot[slot];
-	return -1;
+	while ((in_slot = cmstat_class_by_cache[slot]) != s) {
+		if (!in_slot)
+			return -1;
+		slot = (slot + 1) & ((1 << CMSTAT_CLASS_HASH_BITS) - 1);
+	}
+	return cmstat_class_of_slot[slot];
 }
 
 int __init cmstat_owner_init(void);

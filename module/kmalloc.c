@@ -7,6 +7,7 @@
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/kasan.h>
 #include <linux/mm.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -61,7 +62,8 @@ static void cmstat_unsized_count(struct cmstat_heap *heap,
 			       cmstat_class_sizes[owner->class], -1, 0);
 		break;
 	case CMSTAT_OWNER_CACHE:
-		cmstat_account(cc->heap, cc->mallocs_idx + CMSTAT_HEAP_CACHES,
+		cmstat_account(cc->heap,
+			       cmstat_cache_mallocs_idx(cc) + CMSTAT_HEAP_CACHES,
 			       CMSTAT_HC_CACHE_FREE_BYTES, cc->size, -1, 0);
 		break;
 	case CMSTAT_OWNER_LARGE:
@@ -73,6 +75,28 @@ static void cmstat_unsized_count(struct cmstat_heap *heap,
 	case CMSTAT_OWNER_FOREIGN:
 		break;
 	}
+}
+
+/*
+ * The size class of @obj, or -1 if it is not a class's object: for
+ * cmstat_kfree(), whose common case that is, and which leaves the rest,
+ * NULL and ZERO_SIZE_PTR among them, to cmstat_kfree_from().  The linear
+ * map's bounds stand in for cmstat_slab_cache_of()'s is_vmalloc_addr(),
+ * an out-of-line call: a slab's memory is always in the linear map, which
+ * virt_to_folio() reads, and vmalloc()'s never (above it on x86 and
+ * arm64, below it on riscv).
+ */
+static __always_inline int cmstat_class_of_obj(const void *obj)
+{
+	unsigned long addr = (unsigned long)kasan_reset_tag(obj);
+	struct folio *folio;
+
+	if (addr - PAGE_OFFSET >= (unsigned long)high_memory - PAGE_OFFSET)
+		return -1;
+	folio = virt_to_folio(obj);
+	if (!folio_test_slab(folio))
+		return -1;
+	return cmstat_class_of_cache(cmstat_folio_slab_cache(folio));
 }
 
 /* cmstat_kfree(), zeroing first if @sensitive, for @caller. */
@@ -113,20 +137,19 @@ static void cmstat_kfree_from(struct cmstat_heap *heap, const void *obj,
  */
 void cmstat_kfree(struct cmstat_heap *heap, const void *obj)
 {
-	struct kmem_cache *s;
-	int class;
+	int class = cmstat_class_of_obj(obj);
+	/* Unsigned once known to be one, so that no step sign-extends it. */
+	unsigned int c = class;
 
-	if (unlikely(ZERO_OR_NULL_PTR(obj)))
-		return;
 	/* A size class's object, counted inline: the common case, first. */
-	s = cmstat_slab_cache_of(obj);
-	class = s ? cmstat_class_of_cache(s) : -1;
 	if (likely(class >= 0) &&
 	    static_branch_likely(&cmstat_inline_accounting)) {
-		__cmstat_kfree(obj);
-		__cmstat_account(heap, 0, CMSTAT_HC_CLASS_FREES + class,
+		/* Counted before it is freed, so that kfree() is a tail call. */
+		__cmstat_account(&heap->slots, 0,
+				 CMSTAT_COUNTER_SLOT(CMSTAT_HC_CLASS_FREES + c),
 				 CMSTAT_HC_REQUESTED_FREE_BYTES,
-				 cmstat_class_sizes[class]);
+				 cmstat_class_sizes[c]);
+		__cmstat_kfree(obj);
 		return;
 	}
 	cmstat_kfree_from(heap, obj, false, _RET_IP_);

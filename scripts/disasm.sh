@@ -50,7 +50,8 @@ percpu_rmw() {
 
 summary=
 for f in cmstat_probe_section cmstat_probe_section_task cmstat_probe_alloc_8 \
-	 cmstat_probe_alloc_8_atomic cmstat_probe_free_8 cmstat_probe_cache_of; do
+	 cmstat_probe_alloc_8_atomic cmstat_probe_free_8 cmstat_probe_cache_alloc \
+	 cmstat_probe_cache_free cmstat_probe_cache_of; do
 	counts "$f"
 	summary="$summary$(counts "$f" | tail -n 1)"$'\n'
 done

@@ -259,9 +259,13 @@ struct cmstat_cache_stats {
  * struct cmstat_cache - a typed cache of a heap, as its clients see it
  * @slab: the slab cache that holds its objects
  * @heap: the heap whose statistics count them
+ * @slots: @heap's slots, copied: the inline paths load them from here
  * @size: the object size, as given to cmstat_cache_create()
- * @mallocs_idx: its column's allocation counter in @heap's counters; the
- *	free counter is %CMSTAT_HEAP_CACHES further
+ * @mallocs_slot: where the slots of its column's allocation counter start
+ *	in @heap's counters: CMSTAT_COUNTER_SLOT() of the counter's index,
+ *	so that the inline paths add to it with no arithmetic
+ * @frees_slot: the same for its free counter, %CMSTAT_HEAP_CACHES
+ *	counters further
  *
  * What the inline cmstat_cache_alloc() and cmstat_cache_free() read, and
  * nothing else: cmstat.ko keeps the name and the rest to itself.  Clients
@@ -270,8 +274,10 @@ struct cmstat_cache_stats {
 struct cmstat_cache {
 	struct kmem_cache *slab;
 	struct cmstat_heap *heap;
+	u64 __percpu *slots;
 	unsigned int size;
-	unsigned int mallocs_idx;
+	unsigned long mallocs_slot;
+	unsigned long frees_slot;
 };
 
 struct cmstat_heap *cmstat_heap_create(const char *name);
@@ -436,17 +442,20 @@ static __always_inline bool __cmstat_gfp_misplaced(gfp_t gfp)
 }
 
 /*
- * One writer section on the heap's counters: a class allocation or free
- * moves its class's count and the requested bytes.  Straight-line: the
- * slots come from the heap, the generation from the heap group, the
- * sequence counter from the preemption depth, whatever the context and
- * whatever section of the caller's it runs in.  An allocation that may
- * block, from interrupt context, is accounted all the same and reported
- * once (out of line, naming the caller).
+ * One writer section on a heap's counters: an allocation or free moves one
+ * count, whose slots start at @count_slot (CMSTAT_COUNTER_SLOT()), and one
+ * byte counter.  The heap's slots are read through @slots once the section
+ * is open, where the load folds into the add that finds this generation's.
+ * Straight-line: the generation from the heap group, the sequence counter
+ * from the preemption depth, whatever the context and whatever section of
+ * the caller's it runs in.  An allocation that may block, from interrupt
+ * context, is accounted all the same and reported once (out of line,
+ * naming the caller).
  */
-static __always_inline void __cmstat_account(const struct cmstat_heap *heap,
-					     gfp_t gfp, unsigned int count_idx,
-					     unsigned int requested_idx,
+static __always_inline void __cmstat_account(u64 __percpu *const *slots,
+					     gfp_t gfp,
+					     unsigned long count_slot,
+					     unsigned int bytes_idx,
 					     size_t size)
 {
 	struct cmstat_section sec;
@@ -455,9 +464,9 @@ static __always_inline void __cmstat_account(const struct cmstat_heap *heap,
 	if (unlikely(__cmstat_gfp_misplaced(gfp)))
 		__cmstat_gfp_blocking_in_irq(_THIS_IP_);
 	__cmstat_section_open(&sec, &cmstat_heap_group);
-	slot = __cmstat_slot(&sec, heap->slots);
-	cmstat_section_add(slot, count_idx, 1);
-	cmstat_section_add(slot, requested_idx, size);
+	slot = __cmstat_slot(&sec, *slots);
+	__cmstat_section_add_at(slot, count_slot, 1);
+	cmstat_section_add(slot, bytes_idx, size);
 	cmstat_section_end(&sec);
 }
 
@@ -503,7 +512,9 @@ __cmstat_alloc_inline(struct cmstat_heap *heap, size_t size, gfp_t gfp,
 			__cmstat_alloc_failed(heap);
 			return NULL;
 		}
-		__cmstat_account(heap, gfp, CMSTAT_HC_CLASS_MALLOCS + class,
+		__cmstat_account(&heap->slots, gfp,
+				 CMSTAT_COUNTER_SLOT(CMSTAT_HC_CLASS_MALLOCS +
+						     class),
 				 CMSTAT_HC_REQUESTED_ALLOC_BYTES, requested);
 		return obj;
 	}
@@ -619,7 +630,8 @@ static __always_inline void cmstat_free(struct cmstat_heap *heap,
 			return;
 		/* Whatever @size says: kfree() finds the object's own slab. */
 		__cmstat_kfree(obj);
-		__cmstat_account(heap, 0, CMSTAT_HC_CLASS_FREES + class,
+		__cmstat_account(&heap->slots, 0,
+				 CMSTAT_COUNTER_SLOT(CMSTAT_HC_CLASS_FREES + class),
 				 CMSTAT_HC_REQUESTED_FREE_BYTES, size);
 		return;
 	}

@@ -151,7 +151,7 @@ static __always_inline void *__cmstat_cache_alloc_done(struct cmstat_cache *cc,
 			__cmstat_alloc_failed(cc->heap);
 			return NULL;
 		}
-		__cmstat_account(cc->heap, gfp, cc->mallocs_idx,
+		__cmstat_account(&cc->slots, gfp, cc->mallocs_slot,
 				 CMSTAT_HC_CACHE_ALLOC_BYTES, cc->size);
 		return obj;
 	}
@@ -231,8 +231,7 @@ static __always_inline void cmstat_cache_free(struct cmstat_cache *cc,
 		if (unlikely(!obj))
 			return;
 		__cmstat_kfree(obj);
-		__cmstat_account(cc->heap, 0,
-				 cc->mallocs_idx + CMSTAT_HEAP_CACHES,
+		__cmstat_account(&cc->slots, 0, cc->frees_slot,
 				 CMSTAT_HC_CACHE_FREE_BYTES, cc->size);
 		return;
 	}

@@ -180,6 +180,18 @@ static inline bool cmstat_kvfree_call_rcu(const void *ptr, size_t offset)
 #include <linux/hex.h>
 #endif
 
+/* The slab cache of @folio, a slab's: see cmstat_slab_cache_of(). */
+static inline struct kmem_cache *cmstat_folio_slab_cache(struct folio *folio)
+{
+#if KERNEL_VERSION(6, 2, 0) <= LINUX_VERSION_CODE
+	BUILD_BUG_ON(offsetof(struct folio, lru) != sizeof(unsigned long));
+	/* Set when the slab was made, before its objects were handed out. */
+	return (struct kmem_cache *)READ_ONCE(folio->lru.next);
+#else
+	return (struct kmem_cache *)READ_ONCE(folio->mapping);
+#endif
+}
+
 /**
  * cmstat_slab_cache_of() - the slab cache an object belongs to
  * @obj: any address
@@ -211,15 +223,7 @@ static inline struct kmem_cache *cmstat_slab_cache_of(const void *obj)
 	if (is_vmalloc_addr(obj))
 		return NULL;
 	folio = virt_to_folio(obj);
-	if (!folio_test_slab(folio))
-		return NULL;
-#if KERNEL_VERSION(6, 2, 0) <= LINUX_VERSION_CODE
-	BUILD_BUG_ON(offsetof(struct folio, lru) != sizeof(unsigned long));
-	/* Set when the slab was made, before its objects were handed out. */
-	return (struct kmem_cache *)READ_ONCE(folio->lru.next);
-#else
-	return (struct kmem_cache *)READ_ONCE(folio->mapping);
-#endif
+	return folio_test_slab(folio) ? cmstat_folio_slab_cache(folio) : NULL;
 }
 
 /*

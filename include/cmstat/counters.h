@@ -97,6 +97,9 @@ struct cmstat_cpu_seq {
  */
 #define CMSTAT_RING_SLOTS	2
 
+/* Where counter @idx's slots start among a set's, for a counter's slot. */
+#define CMSTAT_COUNTER_SLOT(idx)	((idx) * CMSTAT_RING_SLOTS)
+
 /**
  * CMSTAT_COUNTERS_MAX - the most counters one set may hold
  *
@@ -346,6 +349,18 @@ cmstat_section_slot(const struct cmstat_section *sec,
 	return __cmstat_slot(sec, set->delta);
 }
 
+/*
+ * cmstat_section_add() of the counter whose slots start at @counter_slot
+ * (CMSTAT_COUNTER_SLOT()): for a caller that keeps a runtime index
+ * scaled, so that its add needs no arithmetic.
+ */
+static __always_inline void __cmstat_section_add_at(u64 __percpu *slot,
+						    unsigned long counter_slot,
+						    s64 delta)
+{
+	this_cpu_add(slot[counter_slot], (u64)delta);
+}
+
 /**
  * cmstat_section_add() - add a signed delta to one counter
  * @slot: from cmstat_section_slot()
@@ -358,7 +373,7 @@ cmstat_section_slot(const struct cmstat_section *sec,
 static __always_inline void cmstat_section_add(u64 __percpu *slot,
 					       unsigned int idx, s64 delta)
 {
-	this_cpu_add(slot[idx * CMSTAT_RING_SLOTS], (u64)delta);
+	__cmstat_section_add_at(slot, CMSTAT_COUNTER_SLOT(idx), delta);
 }
 
 /**

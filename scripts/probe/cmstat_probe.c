@@ -66,6 +66,19 @@ noinline void cmstat_probe_free_8(struct cmstat_heap *heap, void *p)
 }
 EXPORT_SYMBOL_GPL(cmstat_probe_free_8);
 
+/* A typed cache's inline paths. */
+noinline void *cmstat_probe_cache_alloc(struct cmstat_cache *cc)
+{
+	return cmstat_cache_alloc(cc, GFP_KERNEL);
+}
+EXPORT_SYMBOL_GPL(cmstat_probe_cache_alloc);
+
+noinline void cmstat_probe_cache_free(struct cmstat_cache *cc, void *p)
+{
+	cmstat_cache_free(cc, p);
+}
+EXPORT_SYMBOL_GPL(cmstat_probe_cache_free);
+
 MODULE_DESCRIPTION("cmstat's inline code, for disassembly only");
 MODULE_LICENSE("GPL");
 

@@ -17,6 +17,8 @@ void cmstat_probe_section_task(struct cmstat_counters *set, s64 a, s64 b,
 void *cmstat_probe_alloc_8(struct cmstat_heap *heap);
 void *cmstat_probe_alloc_8_atomic(struct cmstat_heap *heap);
 void cmstat_probe_free_8(struct cmstat_heap *heap, void *p);
+void *cmstat_probe_cache_alloc(struct cmstat_cache *cc);
+void cmstat_probe_cache_free(struct cmstat_cache *cc, void *p);
 struct cmstat_cache *cmstat_probe_cache_of(struct cmstat_heap *heap,
 					   struct kmem_cache *s);
 
