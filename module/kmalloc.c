@@ -144,12 +144,20 @@ void cmstat_kfree(struct cmstat_heap *heap, const void *obj)
 	/* A size class's object, counted inline: the common case, first. */
 	if (likely(class >= 0) &&
 	    static_branch_likely(&cmstat_inline_accounting)) {
-		/* Counted before it is freed, so that kfree() is a tail call. */
+		/* Counted first: then nothing is kept across kfree(). */
 		__cmstat_account(&heap->slots, 0,
 				 CMSTAT_COUNTER_SLOT(CMSTAT_HC_CLASS_FREES + c),
 				 CMSTAT_HC_REQUESTED_FREE_BYTES,
 				 cmstat_class_sizes[c]);
 		__cmstat_kfree(obj);
+		/*
+		 * Not a tail call, so that kfree()'s tracepoint names this
+		 * function as the call site: a tail call would name whoever
+		 * called it, or kernel code, if the module's caller of
+		 * kfree() was itself a tail call (an adopted ->free_inode),
+		 * and the adoption check traces module call sites only.
+		 */
+		barrier();
 		return;
 	}
 	cmstat_kfree_from(heap, obj, false, _RET_IP_);
