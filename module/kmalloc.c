@@ -138,7 +138,7 @@ static void cmstat_kfree_from(struct cmstat_heap *heap, const void *obj,
 void cmstat_kfree(struct cmstat_heap *heap, const void *obj)
 {
 	int class = cmstat_class_of_obj(obj);
-	/* Unsigned once known to be one, so that no step sign-extends it. */
+	/* Read only once known to be a class: unsigned, never sign-extended. */
 	unsigned int c = class;
 
 	/* A size class's object, counted inline: the common case, first. */
