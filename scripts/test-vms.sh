@@ -150,6 +150,10 @@ vm_wait_all() {
 
 # What the kernel says when something went wrong.
 CONSOLE_BAD='WARNING:|BUG:|KASAN:|kmemleak-report:|Oops|Kernel panic|general protection|UBSAN:|possible recursive locking|possible circular locking|inconsistent lock state|lock held when returning|blocked for more than|rcu_.*stall|Call [Tt]race:|cmstat-error:'
+# Where it went wrong: the registers' RIP, the code bytes and the stack
+# frames, shown with what CONSOLE_BAD found (a report's allocation and
+# free stacks too), so that a failed run's summary tells where.
+CONSOLE_WHERE='RIP: |Code: | [A-Za-z_][A-Za-z0-9_.]*\+0x[0-9a-f]+/0x[0-9a-f]+'
 
 # KCSAN reports, one per block from "BUG: KCSAN:" to the "=====" line.  A
 # report is ours when the top frame of either racing access (the line after
@@ -192,7 +196,9 @@ vm_report() (
 	scan=$(awk "$KCSAN_AWK" "$log")
 	foreign=$(tail -n 1 <<<"$scan")
 	bad=$(head -n -1 <<<"$scan" | grep -E "$CONSOLE_BAD" | head -n 40)
-	[ -z "$bad" ] || ktap_diag "$bad"
+	[ -z "$bad" ] ||
+		ktap_diag "$(head -n -1 <<<"$scan" |
+			grep -E "$CONSOLE_BAD|$CONSOLE_WHERE" | head -n 80)"
 	ktap_result console-clean "$([ -z "$bad" ] && echo 1)" \
 		"$foreign KCSAN reports outside cmstat; log $log"
 	if [ "$rc" = 124 ]; then
