@@ -195,10 +195,10 @@ vm_report() (
 	ktap_subtest run "$log.ktap"
 	scan=$(awk "$KCSAN_AWK" "$log")
 	foreign=$(tail -n 1 <<<"$scan")
-	bad=$(head -n -1 <<<"$scan" | grep -E "$CONSOLE_BAD" | head -n 40)
+	scan=$(head -n -1 <<<"$scan")
+	bad=$(grep -E "$CONSOLE_BAD" <<<"$scan" | head -n 40)
 	[ -z "$bad" ] ||
-		ktap_diag "$(head -n -1 <<<"$scan" |
-			grep -E "$CONSOLE_BAD|$CONSOLE_WHERE" | head -n 80)"
+		ktap_diag "$(grep -E "$CONSOLE_BAD|$CONSOLE_WHERE" <<<"$scan" | head -n 80)"
 	ktap_result console-clean "$([ -z "$bad" ] && echo 1)" \
 		"$foreign KCSAN reports outside cmstat; log $log"
 	if [ "$rc" = 124 ]; then

@@ -135,10 +135,11 @@ boot_report() {
 # stale_int3 LOG: the kernel died of a breakpoint its text no longer
 # held.  An int3 oops prints the code around the address after the
 # breakpoint, read when it prints: the byte before the one it marks <..>
-# is where the int3 was.  Not 0xcc there is multi-threaded TCG executing
-# a breakpoint that a jump-label patch had already taken out again (the
-# kernel's own int3 handler claims those while the patch is under way).
-# Freed module text, a real int3, still holds 0xcc.
+# is where the int3 was.  Not 0xcc there is what multi-threaded TCG gives
+# when it executes a breakpoint that a jump-label patch had already taken
+# out again (the kernel's own int3 handler claims those while the patch is
+# under way).  A breakpoint still in memory shows 0xcc, and still fails
+# (freed module text, where the kernel fills it with int3).
 stale_int3() {
 	awk '/Oops: int3/ { on = 1; next }
 		on && / Code: / {

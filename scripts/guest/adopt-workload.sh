@@ -62,6 +62,12 @@ adopt_discard() {
 	blkdiscard $ADOPT_DISK || { echo "blkdiscard of the disk failed"; return 1; }
 }
 
+# adopt_releases_delayed: the kernel delays kobject releases
+# (CONFIG_DEBUG_KOBJECT_RELEASE, 1 to 4 s), as its log shows.
+adopt_releases_delayed() {
+	dmesg | grep -q 'kobject_release.*(delayed'
+}
+
 # adopt_disk_remove: the disk gone, before null_blk is.  On a kernel that
 # delays kobject releases (CONFIG_DEBUG_KOBJECT_RELEASE, 1 to 4 s), a
 # process holds the disk open while it goes, until the longest delay has
@@ -74,14 +80,14 @@ adopt_discard() {
 # and an RCU grace period, which every CPU, the timer's too, goes through.
 adopt_disk_remove() {
 	adopt_holder='' adopt_n=0
-	if dmesg | grep -q 'kobject_release.*(delayed'; then
+	if adopt_releases_delayed; then
 		# shellcheck disable=SC2217 # stdin is how it holds the disk
 		sleep 2147483647 < $ADOPT_DISK &
 		adopt_holder=$!
 		until [ "$(readlink /proc/$adopt_holder/fd/0)" = $ADOPT_DISK ]; do
 			adopt_n=$((adopt_n + 1))
-			[ $adopt_n -le 600 ] || {
-				kill $adopt_holder
+			[ -d /proc/$adopt_holder ] && [ $adopt_n -le 600 ] || {
+				kill $adopt_holder 2>/dev/null
 				echo "nothing holds $ADOPT_DISK open"
 				return 1
 			}

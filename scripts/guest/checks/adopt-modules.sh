@@ -246,7 +246,7 @@ done
 # before the code goes: the disk's work, queued first, runs in that time.
 rmmod ext2 || no "rmmod ext2 failed"
 adopt_disk_remove || fail=1
-dmesg | grep -q 'kobject_release.*(delayed' && sleep 5
+! adopt_releases_delayed || sleep 5
 rmmod null_blk || no "rmmod null_blk failed"
 echo 0 > $T/tracing_on
 for h in ext2 null_blk; do
