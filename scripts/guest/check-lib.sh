@@ -89,15 +89,21 @@ client_each_load() {
 	return $each_fail
 }
 
-# ktap_module NAME: load the test module /lib/cmstat/NAME.ko, whose init
-# runs its cases, prints KTAP under its name and fails the load if a case
-# failed; show that KTAP, and unload it.  rc 1 if the load or unload
-# failed.  The kernel's log is cleared first, for the caller to search.
+# ktap_module NAME [PARAM...]: load the test module /lib/cmstat/NAME.ko
+# with PARAMs, whose init runs its cases and prints their KTAP on the
+# console (tests/client/cmstat_ktap.h), where the host reads it as it
+# reads KUnit's, and fails the load if a case failed; then show what it
+# printed under its own name, and unload it.  rc 1 if the load or unload
+# failed.  The kernel's log is cleared first, for
+# the caller to search.
 ktap_module() {
 	dmesg -c > /dev/null
 	ktap_rc=0
-	insmod "/lib/cmstat/$1.ko" || ktap_rc=1
-	dmesg | sed -n "s/^.*$1: //p"
-	[ "$ktap_rc" = 1 ] || rmmod "$1" || ktap_rc=1
+	m=$1
+	shift
+	insmod "/lib/cmstat/$m.ko" "$@" || ktap_rc=1
+	# What it printed under its name (cmstat_adopt_test's KTAP).
+	dmesg | sed -n "s/^.*$m: //p"
+	[ "$ktap_rc" = 1 ] || rmmod "$m" || ktap_rc=1
 	return $ktap_rc
 }

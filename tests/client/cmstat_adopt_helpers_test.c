@@ -10,9 +10,11 @@
  * left to the kernel allocates uncounted, and its free then takes from
  * the heap what it never had.  A size overflow must allocate nothing.
  *
- * Prints KTAP, one result per helper; the load fails (-EINVAL) if any
- * case failed (scripts/guest/checks/adopt-helpers.sh).
+ * Prints KTAP through cmstat_ktap.h, a case per helper; the load fails
+ * if a case failed (scripts/guest/checks/adopt-helpers.sh).
  */
+
+#include "cmstat_ktap.h"
 
 #include <linux/err.h>
 #include <linux/mman.h>
@@ -24,31 +26,33 @@
 
 #include <cmstat/alloc.h>
 
-#define T_PFX		KBUILD_MODNAME ": "
 #define USER_LEN	(4 * PAGE_SIZE)
-#define NR_CASES	13
 
 static struct cmstat_heap_stats before, held, after;
-static int before_err;
 static unsigned long ubuf;	/* user memory of insmod's, USER_LEN bytes */
-static unsigned int ncase, nfailed;
+
+/* The snapshot the case compares with, taken ahead of its helper. */
+static bool helper_before(struct ktap_test *t)
+{
+	return KTAP_EXPECT(t, !cmstat_heap_read(cmstat_adopt_heap_of_module_init,
+						&before));
+}
 
 /*
- * One case: @p is what the helper named @name returned (the snapshot
- * "before" taken ahead of it), @ok whether it holds what it should; freed
- * @how the helper's documentation says.
+ * @p is what the case's helper returned, @ok whether it holds what it
+ * should; freed @how the helper's documentation says.
  */
 enum helper_free { BY_KFREE, BY_KVFREE, BY_KFREE_CONST };
 
-static void helper_case(const char *name, const void *p, bool ok,
-			enum helper_free how)
+static void helper_check(struct ktap_test *t, const void *p, bool ok,
+			 enum helper_free how)
 {
 	int err = cmstat_heap_read(cmstat_adopt_heap_of_module_init, &held);
 	u64 live = held.live_objects - before.live_objects;
 
-	if (IS_ERR_OR_NULL(p))
-		ok = false;
-	else if (how == BY_KVFREE)
+	if (!KTAP_EXPECT(t, !IS_ERR_OR_NULL(p)))
+		return;
+	if (how == BY_KVFREE)
 		kvfree(p);
 	else if (how == BY_KFREE_CONST)
 		kfree_const(p);
@@ -57,24 +61,12 @@ static void helper_case(const char *name, const void *p, bool ok,
 	if (!err)
 		err = cmstat_heap_read(cmstat_adopt_heap_of_module_init,
 				       &after);
-	ncase++;
-	pr_info(T_PFX "    # %s: live while held %llu, after the free %lld, read %d\n",
-		name, live, (s64)(after.live_objects - before.live_objects),
-		err);
-	if (!ok || err || before_err || live != 1 ||
-	    after.live_objects != before.live_objects) {
-		nfailed++;
-		pr_info(T_PFX "not ok %u %s\n", ncase, name);
-	} else {
-		pr_info(T_PFX "ok %u %s\n", ncase, name);
-	}
-}
-
-/* The snapshot the next case compares with. */
-static void helper_before(void)
-{
-	before_err = cmstat_heap_read(cmstat_adopt_heap_of_module_init,
-				      &before);
+	ktap_diag(t, "live while held %llu, after the free %lld, read %d",
+		  live, (s64)(after.live_objects - before.live_objects), err);
+	KTAP_EXPECT(t, ok);
+	KTAP_EXPECT(t, !err);
+	KTAP_EXPECT(t, live == 1);
+	KTAP_EXPECT(t, after.live_objects == before.live_objects);
 }
 
 static __printf(1, 2) const char *as_const(const char *fmt, ...)
@@ -88,102 +80,170 @@ static __printf(1, 2) const char *as_const(const char *fmt, ...)
 	return s;
 }
 
-static void strings_cases(void)
+static void kmemdup_nul_case(struct ktap_test *t)
 {
-	substring_t sub = { .from = (char *)"token=abc", };
-	const char *c;
 	char *s;
 
-	helper_before();
+	if (!helper_before(t))
+		return;
 	s = kmemdup_nul("abcdef", 3, GFP_KERNEL);
-	helper_case("kmemdup_nul", s, s && !strcmp(s, "abc"), BY_KFREE);
+	helper_check(t, s, s && !strcmp(s, "abc"), BY_KFREE);
+}
 
+static void match_strdup_case(struct ktap_test *t)
+{
+	substring_t sub = { .from = (char *)"token=abc", };
+	char *s;
+
+	if (!helper_before(t))
+		return;
 	sub.to = sub.from + 5;
-	helper_before();
 	s = match_strdup(&sub);
-	helper_case("match_strdup", s, s && !strcmp(s, "token"), BY_KFREE);
+	helper_check(t, s, s && !strcmp(s, "token"), BY_KFREE);
+}
 
-	helper_before();
+static void kstrdup_const_case(struct ktap_test *t)
+{
+	const char *c;
+
+	if (!helper_before(t))
+		return;
 	c = kstrdup_const("a literal", GFP_KERNEL);
-	helper_case("kstrdup_const", c, c && !strcmp(c, "a literal"),
-		    BY_KFREE_CONST);
+	helper_check(t, c, c && !strcmp(c, "a literal"), BY_KFREE_CONST);
+}
 
-	helper_before();
+static void kvasprintf_const_case(struct ktap_test *t)
+{
+	const char *c;
+
+	if (!helper_before(t))
+		return;
 	c = as_const("n=%d", 42);
-	helper_case("kvasprintf_const", c, c && !strcmp(c, "n=42"),
-		    BY_KFREE_CONST);
+	helper_check(t, c, c && !strcmp(c, "n=42"), BY_KFREE_CONST);
+}
 
-	helper_before();
+static void kvmemdup_case(struct ktap_test *t)
+{
+	char *s;
+
+	if (!helper_before(t))
+		return;
 	s = kvmemdup("xyz", 4, GFP_KERNEL);
-	helper_case("kvmemdup", s, s && !strcmp(s, "xyz"), BY_KVFREE);
+	helper_check(t, s, s && !strcmp(s, "xyz"), BY_KVFREE);
 }
 
-static void alloc_cases(void)
+static void kmalloc_node_track_caller_case(struct ktap_test *t)
 {
 	char *p;
 
-	helper_before();
+	if (!helper_before(t))
+		return;
 	p = kmalloc_node_track_caller(64, GFP_KERNEL, NUMA_NO_NODE);
-	helper_case("kmalloc_node_track_caller", p, true, BY_KFREE);
-
-	helper_before();
-	p = kvcalloc_node(3, 1000, GFP_KERNEL, NUMA_NO_NODE);
-	helper_case("kvcalloc_node", p, p && !memchr_inv(p, 0, 3000), BY_KVFREE);
+	helper_check(t, p, true, BY_KFREE);
 }
 
-static void user_cases(void)
+static void kvcalloc_node_case(struct ktap_test *t)
 {
-	void __user *u = (void __user *)ubuf;
 	char *p;
 
-	helper_before();
-	p = memdup_user_nul(u, 5);
-	helper_case("memdup_user_nul", p, !IS_ERR(p) && !strcmp(p, "hello"),
-		    BY_KFREE);
+	if (!helper_before(t))
+		return;
+	p = kvcalloc_node(3, 1000, GFP_KERNEL, NUMA_NO_NODE);
+	helper_check(t, p, p && !memchr_inv(p, 0, 3000), BY_KVFREE);
+}
 
-	helper_before();
-	p = strndup_user(u, 32);
-	helper_case("strndup_user", p, !IS_ERR(p) && !strcmp(p, "hello world"),
-		    BY_KFREE);
+static void memdup_user_nul_case(struct ktap_test *t)
+{
+	char *p;
 
-	helper_before();
-	p = memdup_array_user(u, 3, 2);
-	helper_case("memdup_array_user", p, !IS_ERR(p) && !memcmp(p, "hello ", 6),
-		    BY_KFREE);
+	if (!helper_before(t))
+		return;
+	p = memdup_user_nul((void __user *)ubuf, 5);
+	helper_check(t, p, !IS_ERR(p) && !strcmp(p, "hello"), BY_KFREE);
+}
 
-	helper_before();
-	p = vmemdup_user(u, USER_LEN);
-	helper_case("vmemdup_user", p, !IS_ERR(p) && !memcmp(p, "hello", 5),
-		    BY_KVFREE);
+static void strndup_user_case(struct ktap_test *t)
+{
+	char *p;
 
-	helper_before();
-	p = vmemdup_array_user(u, 2, 3 * PAGE_SIZE / 2);
-	helper_case("vmemdup_array_user", p, !IS_ERR(p), BY_KVFREE);
+	if (!helper_before(t))
+		return;
+	p = strndup_user((void __user *)ubuf, 32);
+	helper_check(t, p, !IS_ERR(p) && !strcmp(p, "hello world"), BY_KFREE);
+}
+
+static void memdup_array_user_case(struct ktap_test *t)
+{
+	char *p;
+
+	if (!helper_before(t))
+		return;
+	p = memdup_array_user((void __user *)ubuf, 3, 2);
+	helper_check(t, p, !IS_ERR(p) && !memcmp(p, "hello ", 6), BY_KFREE);
+}
+
+static void vmemdup_user_case(struct ktap_test *t)
+{
+	char *p;
+
+	if (!helper_before(t))
+		return;
+	p = vmemdup_user((void __user *)ubuf, USER_LEN);
+	helper_check(t, p, !IS_ERR(p) && !memcmp(p, "hello", 5), BY_KVFREE);
+}
+
+static void vmemdup_array_user_case(struct ktap_test *t)
+{
+	char *p;
+
+	if (!helper_before(t))
+		return;
+	p = vmemdup_array_user((void __user *)ubuf, 2, 3 * PAGE_SIZE / 2);
+	helper_check(t, p, !IS_ERR(p), BY_KVFREE);
 }
 
 /* A size that overflows allocates nothing, and counts nothing. */
-static void overflow_case(void)
+static void memdup_array_user_overflow_case(struct ktap_test *t)
 {
 	void *p;
 
-	helper_before();
+	if (!helper_before(t))
+		return;
 	p = memdup_array_user((void __user *)ubuf, SIZE_MAX / 2 + 1, 2);
-	ncase++;
-	if (!before_err && PTR_ERR(p) == -EOVERFLOW &&
-	    !cmstat_heap_read(cmstat_adopt_heap_of_module_init, &after) &&
-	    after.mallocs == before.mallocs && after.frees == before.frees) {
-		pr_info(T_PFX "ok %u memdup_array_user_overflow\n", ncase);
-	} else {
-		nfailed++;
+	if (!KTAP_EXPECT(t, PTR_ERR(p) == -EOVERFLOW)) {
 		if (!IS_ERR(p))
 			kfree(p);
-		pr_info(T_PFX "not ok %u memdup_array_user_overflow\n", ncase);
+		return;
+	}
+	if (KTAP_EXPECT(t, !cmstat_heap_read(cmstat_adopt_heap_of_module_init,
+					     &after))) {
+		KTAP_EXPECT(t, after.mallocs == before.mallocs);
+		KTAP_EXPECT(t, after.frees == before.frees);
 	}
 }
+
+#define HELPER(name)	{ #name, name##_case }
+
+static const struct ktap_case helper_cases[] = {
+	HELPER(kmemdup_nul),
+	HELPER(match_strdup),
+	HELPER(kstrdup_const),
+	HELPER(kvasprintf_const),
+	HELPER(kvmemdup),
+	HELPER(kmalloc_node_track_caller),
+	HELPER(kvcalloc_node),
+	HELPER(memdup_user_nul),
+	HELPER(strndup_user),
+	HELPER(memdup_array_user),
+	HELPER(vmemdup_user),
+	HELPER(vmemdup_array_user),
+	HELPER(memdup_array_user_overflow),
+};
 
 static int __init helpers_init(void)
 {
 	static const char text[] = "hello world";
+	int err;
 
 	ubuf = vm_mmap(NULL, 0, USER_LEN, PROT_READ | PROT_WRITE,
 		       MAP_ANONYMOUS | MAP_PRIVATE, 0);
@@ -193,14 +253,9 @@ static int __init helpers_init(void)
 		vm_munmap(ubuf, USER_LEN);
 		return -EFAULT;
 	}
-	pr_info(T_PFX "KTAP version 1\n");
-	pr_info(T_PFX "1..%u\n", NR_CASES);
-	strings_cases();
-	alloc_cases();
-	user_cases();
-	overflow_case();
+	err = ktap_run(helper_cases, ARRAY_SIZE(helper_cases), NULL);
 	vm_munmap(ubuf, USER_LEN);
-	return nfailed || ncase != NR_CASES ? -EINVAL : 0;
+	return err;
 }
 
 static void __exit helpers_exit(void)

@@ -21,12 +21,11 @@
  * odd.  The same unsynchronised sum as the control: it must see torn
  * sums, or the case could not see them either.
  *
- * Prints KTAP, one result per case; the load fails (-EINVAL) if any case
- * failed, so that insmod's status is the verdict
+ * Prints KTAP through cmstat_ktap.h; the load fails if a case failed
  * (scripts/guest/checks/client-nesting.sh).
  */
 
-#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+#include "cmstat_ktap.h"
 
 #include <linux/completion.h>
 #include <linux/delay.h>
@@ -46,7 +45,6 @@
 enum { CTR_A, CTR_B, NR_NEST_COUNTERS };
 
 struct nest_case {
-	const char *name;
 	void (*update)(struct nest_case *c, u64 k);
 	struct cmstat_counters *set;
 	struct cmstat_heap *heap;
@@ -181,27 +179,34 @@ static bool nest_at_rest(void)
 	return false;
 }
 
-/* Run one case; print its KTAP result.  Return: whether it passed. */
-static bool nest_run(struct nest_case *c, unsigned int nr)
+static struct cmstat_heap *nest_heap;
+
+/* Run one case: the writer makes its sections with @update. */
+static void nest_run(struct ktap_test *kt,
+		     void (*update)(struct nest_case *c, u64 k))
 {
+	struct nest_case cs = { .update = update, .heap = nest_heap }, *c = &cs;
 	unsigned long snapshots = 0, torn = 0, control_torn = 0;
 	u64 t[NR_NEST_COUNTERS];
 	struct task_struct *w;
-	bool exact, rest, ok;
+	bool exact, rest;
 
+	if (num_online_cpus() < 2 || !cmstat_accounting_enabled()) {
+		ktap_skip(kt, "needs 2 CPUs and accounting");
+		return;
+	}
 	c->set = cmstat_counters_alloc(NULL, NR_NEST_COUNTERS);
 	if (IS_ERR(c->set)) {
-		pr_info("not ok %u %s # cmstat_counters_alloc: %pe\n", nr,
-			c->name, c->set);
-		return false;
+		ktap_fail(kt, "cmstat_counters_alloc: %pe", c->set);
+		return;
 	}
 	raw_spin_lock_init(&c->lock);
 	init_completion(&c->started);
-	w = kthread_create(nest_writer, c, "cmstat_nest/%u", nr);
+	w = kthread_create(nest_writer, c, "cmstat_nest");
 	if (IS_ERR(w)) {
 		cmstat_counters_free(c->set);
-		pr_info("not ok %u %s # kthread_create: %pe\n", nr, c->name, w);
-		return false;
+		ktap_fail(kt, "kthread_create: %pe", w);
+		return;
 	}
 	kthread_bind(w, cpumask_first(cpu_online_mask));
 	wake_up_process(w);
@@ -225,44 +230,48 @@ static bool nest_run(struct nest_case *c, unsigned int nr)
 	exact = !cmstat_counters_read(c->set, t, NULL) &&
 		t[CTR_A] == c->moved && t[CTR_A] + t[CTR_B] == 0;
 	cmstat_counters_free(c->set);
-	ok = !torn && control_torn && exact && rest;
-	pr_info("    # %s: snapshots=%lu torn=%lu control_torn=%lu totals_exact=%d counters_at_rest=%d moved=%llu\n",
-		c->name, snapshots, torn, control_torn, exact, rest, c->moved);
-	pr_info("%sok %u %s\n", ok ? "" : "not ", nr, c->name);
-	return ok;
+	ktap_diag(kt, "snapshots=%lu torn=%lu control_torn=%lu moved=%llu",
+		  snapshots, torn, control_torn, c->moved);
+	KTAP_EXPECT(kt, !torn);
+	KTAP_EXPECT(kt, control_torn);
+	KTAP_EXPECT(kt, exact);
+	KTAP_EXPECT(kt, rest);
 }
 
-static struct nest_case nest_cases[] = {
-	{ .name = "alloc_in_section", .update = alloc_in_section },
-	{ .name = "depths_2_and_3", .update = depths_2_and_3 },
-	{ .name = "large_free_under_lock", .update = large_free_under_lock },
+static void alloc_in_section_case(struct ktap_test *t)
+{
+	nest_run(t, alloc_in_section);
+}
+
+static void depths_2_and_3_case(struct ktap_test *t)
+{
+	nest_run(t, depths_2_and_3);
+}
+
+static void large_free_under_lock_case(struct ktap_test *t)
+{
+	nest_run(t, large_free_under_lock);
+}
+
+static const struct ktap_case nest_cases[] = {
+	{ "alloc_in_section", alloc_in_section_case },
+	{ "depths_2_and_3", depths_2_and_3_case },
+	{ "large_free_under_lock", large_free_under_lock_case },
 };
 
 static int __init nest_init(void)
 {
-	struct cmstat_heap *heap;
-	unsigned int i, failed = 0;
+	int err;
 
-	pr_info("KTAP version 1\n");
-	pr_info("1..%zu\n", ARRAY_SIZE(nest_cases));
-	if (num_online_cpus() < 2 || !cmstat_accounting_enabled()) {
-		for (i = 0; i < ARRAY_SIZE(nest_cases); i++)
-			pr_info("ok %u %s # SKIP needs 2 CPUs and accounting\n",
-				i + 1, nest_cases[i].name);
-		return 0;
-	}
-	heap = cmstat_heap_create("nest_test");
-	if (IS_ERR(heap))
-		return PTR_ERR(heap);
+	nest_heap = cmstat_heap_create("nest_test");
+	if (IS_ERR(nest_heap))
+		return PTR_ERR(nest_heap);
 	/* The reader keeps to the last CPU, the writer to the first. */
 	set_cpus_allowed_ptr(current, cpumask_of(cpumask_last(cpu_online_mask)));
-	for (i = 0; i < ARRAY_SIZE(nest_cases); i++) {
-		nest_cases[i].heap = heap;
-		failed += !nest_run(&nest_cases[i], i + 1);
-	}
+	err = ktap_run(nest_cases, ARRAY_SIZE(nest_cases), NULL);
 	set_cpus_allowed_ptr(current, cpu_possible_mask);
-	cmstat_heap_destroy(heap);
-	return failed ? -EINVAL : 0;
+	cmstat_heap_destroy(nest_heap);
+	return err;
 }
 
 static void __exit nest_exit(void)

@@ -1,0 +1,275 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cmstat_alloc_test: the allocator's edges a driver meets, called from
+ * outside as a driver calls them, on every kernel (the stock ones have no
+ * KUnit):
+ *
+ *	realloc		cmstat_realloc() as krealloc(): in place within a
+ *			class, moved across classes and to and from large
+ *			sizes, to 0 and from NULL; the contents kept, the
+ *			statistics back where they were after the last free
+ *			(with debug_free=1, a wrong old size refused too)
+ *	kvmalloc	cmstat_kvmalloc() as kvmalloc() (mm/util.c): served
+ *			or refused as it would be, failed_allocs moved once
+ *			per refusal, never for a success
+ *	dma		GFP_DMA and GFP_DMA32: refused where cmstat's class
+ *			caches would ignore the zone, with one message that
+ *			names the caller; GFP_DMA above the largest class
+ *			from the DMA zone
+ *
+ * Prints KTAP through cmstat_ktap.h; the load fails if a case failed.
+ * only=NAME[,NAME...] runs only those cases (the checks
+ * scripts/guest/checks/client-{realloc,kvmalloc,dma}.sh each run one).
+ */
+
+#include "cmstat_ktap.h"
+
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+
+#include <cmstat/alloc.h>
+#include <cmstat/kmalloc.h>
+
+static char *only;
+module_param(only, charp, 0400);
+MODULE_PARM_DESC(only, "the cases to run, split by commas (default: all)");
+
+static struct cmstat_heap *alloc_heap;
+
+/* The heap's failed_allocs; U64_MAX if it cannot be read. */
+static u64 alloc_failed_allocs(void)
+{
+	struct cmstat_heap_stats *st = kmalloc(sizeof(*st), GFP_KERNEL);
+	u64 failed = U64_MAX;
+
+	if (st && !cmstat_heap_read(alloc_heap, st))
+		failed = st->failed_allocs;
+	kfree(st);
+	return failed;
+}
+
+/* Whether @p holds the pattern realloc_case() wrote, over @n bytes. */
+static bool realloc_pattern(const u8 *p, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (p[i] != (u8)(i * 7 + 1))
+			return false;
+	return true;
+}
+
+/*
+ * Bytes @from to @to of @p are zero.  @to may be past the size asked for,
+ * in the object's class slack, which cmstat_realloc() zeroes too; its
+ * __realloc_size() tells FORTIFY_SOURCE the size asked for, so the pointer
+ * is hidden from it first.
+ */
+static bool realloc_zero(const u8 *p, size_t from, size_t to)
+{
+	OPTIMIZER_HIDE_VAR(p);
+	return !memchr_inv(p + from, 0, to - from);
+}
+
+/* Each step of realloc_case(), from an object of 100 bytes at @p. */
+static void realloc_steps(struct ktap_test *t, u8 *p)
+{
+	u8 *q;
+
+	/* 100 and 110 bytes share the 112-byte class. */
+	q = cmstat_realloc(alloc_heap, p, 100, 110, GFP_KERNEL | __GFP_ZERO);
+	KTAP_EXPECT(t, q == p);
+	KTAP_EXPECT(t, q && realloc_pattern(q, 100) && realloc_zero(q, 100, 112));
+	p = q ?: p;
+	q = cmstat_realloc(alloc_heap, p, 110, 5000, GFP_KERNEL);
+	KTAP_EXPECT(t, q && q != p && realloc_pattern(q, 100));
+	p = q ?: p;
+	q = cmstat_realloc(alloc_heap, p, q ? 5000 : 110, 300000, GFP_KERNEL);
+	KTAP_EXPECT(t, q && realloc_pattern(q, 100));
+	p = q ?: p;
+	q = cmstat_realloc(alloc_heap, p, q ? 300000 : 5000, 64, GFP_KERNEL);
+	KTAP_EXPECT(t, q && realloc_pattern(q, 64));
+	p = q ?: p;
+	if (cmstat_debug_free_enabled()) {
+		/* A wrong old size: refused, reported, the object kept. */
+		q = cmstat_realloc(alloc_heap, p, 65, 64, GFP_KERNEL);
+		KTAP_EXPECT(t, !q && realloc_pattern(p, 64));
+		KTAP_EXPECT(t, ktap_console_lines(t, "into heap alloc_test",
+						  "with size 65,") == 1);
+	}
+	q = cmstat_realloc(alloc_heap, p, 64, 0, GFP_KERNEL);
+	KTAP_EXPECT(t, q == ZERO_SIZE_PTR);
+	q = cmstat_realloc(alloc_heap, NULL, 0, 200, GFP_KERNEL);
+	if (KTAP_EXPECT(t, !ZERO_OR_NULL_PTR(q)))
+		cmstat_free(alloc_heap, q, 200);
+}
+
+static void realloc_case(struct ktap_test *t)
+{
+	struct cmstat_heap_stats *before, *after;
+	u8 *p;
+	size_t i;
+
+	before = kmalloc(sizeof(*before), GFP_KERNEL);
+	after = kmalloc(sizeof(*after), GFP_KERNEL);
+	if (!KTAP_EXPECT(t, before && after) ||
+	    !KTAP_EXPECT(t, !cmstat_heap_read(alloc_heap, before)))
+		goto out;
+	p = cmstat_alloc(alloc_heap, 100, GFP_KERNEL);
+	if (!KTAP_EXPECT(t, p))
+		goto out;
+	for (i = 0; i < 100; i++)
+		p[i] = i * 7 + 1;
+	realloc_steps(t, p);
+	if (!KTAP_EXPECT(t, !cmstat_heap_read(alloc_heap, after)))
+		goto out;
+	ktap_diag(t, "allocations %llu, frees %llu",
+		  after->mallocs - before->mallocs, after->frees - before->frees);
+	KTAP_EXPECT(t, after->live_objects == before->live_objects);
+	KTAP_EXPECT(t, after->live_bytes == before->live_bytes);
+	KTAP_EXPECT(t, after->live_requested_bytes ==
+		    before->live_requested_bytes);
+	KTAP_EXPECT(t, cmstat_heap_stats_valid(after));
+out:
+	kfree(before);
+	kfree(after);
+}
+
+/* A GFP_DMA32 allocation served from above 4 GiB was not honoured. */
+static bool kv_zone_honoured(struct page *page, gfp_t gfp)
+{
+#ifdef CONFIG_ZONE_DMA32
+	if (gfp & __GFP_DMA32)
+		return page_zonenum(page) <= ZONE_DMA32;
+#endif
+	return true;
+}
+
+/* One cmstat_kvmalloc(), checked: served or not, and failed_allocs. */
+static void kv_try(struct ktap_test *t, const char *what, size_t size,
+		   gfp_t gfp, bool atomic, bool served)
+{
+	u64 failed = alloc_failed_allocs();
+	struct page *page = NULL;
+	void *p;
+
+	if (atomic)
+		preempt_disable();
+	p = cmstat_kvmalloc(alloc_heap, size, gfp);
+	if (atomic)
+		preempt_enable();
+	failed = alloc_failed_allocs() - failed;
+	if (p)
+		page = is_vmalloc_addr(p) ? vmalloc_to_page(p) : virt_to_page(p);
+	ktap_diag(t, "%s, %zu bytes: %s%s%s, failed_allocs moved by %llu",
+		  what, size, p ? "served, zone " : "refused",
+		  page ? page_zone(page)->name : "",
+		  p && is_vmalloc_addr(p) ? " (vmalloc)" : "", failed);
+	if (!KTAP_EXPECT(t, !!p == served) ||
+	    !KTAP_EXPECT(t, failed == !served) ||
+	    !KTAP_EXPECT(t, !page || kv_zone_honoured(page, gfp)))
+		ktap_diag(t, "wrong: %s", what);
+	cmstat_kvfree(alloc_heap, p);
+}
+
+static void kvmalloc_case(struct ktap_test *t)
+{
+	size_t beyond = CMSTAT_ALLOC_MAX + PAGE_SIZE;
+
+	/* As kvmalloc(): vmalloc() may sleep, so no fallback there. */
+	kv_try(t, "GFP_ATOMIC beyond KMALLOC_MAX_SIZE, preemption off",
+	       beyond, GFP_ATOMIC | __GFP_NOWARN, true, false);
+	kv_try(t, "GFP_NOWAIT beyond KMALLOC_MAX_SIZE", beyond,
+	       GFP_NOWAIT | __GFP_NOWARN, false, false);
+	kv_try(t, "GFP_KERNEL beyond KMALLOC_MAX_SIZE", beyond, GFP_KERNEL,
+	       false, true);
+	/* Refused by cmstat's caches, honoured by vmalloc() before 6.19. */
+	kv_try(t, "GFP_DMA32", 3 * PAGE_SIZE, GFP_KERNEL | GFP_DMA32, false,
+	       cmstat_vmalloc_serves_zone(GFP_DMA32));
+	kv_try(t, "__GFP_HIGHMEM", 3 * PAGE_SIZE, GFP_KERNEL | __GFP_HIGHMEM,
+	       false, true);
+	kv_try(t, "GFP_DMA32", 100, GFP_KERNEL | GFP_DMA32, false, false);
+	kv_try(t, "GFP_DMA32 with GFP_ATOMIC", 3 * PAGE_SIZE,
+	       GFP_ATOMIC | GFP_DMA32, false, false);
+}
+
+/*
+ * One allocation with a zone modifier: refused (counted in @refused), or
+ * served from @zones, a list of the zones' names split by "|".
+ */
+static void dma_try(struct ktap_test *t, const char *what, size_t size,
+		    void *obj, const char *zones, unsigned int *refused)
+{
+	const char *zone;
+
+	if (!obj) {
+		(*refused)++;
+		ktap_diag(t, "%s %zu: refused", what, size);
+		return;
+	}
+	zone = page_zone(virt_to_page(obj))->name;
+	ktap_diag(t, "%s %zu: zone %s", what, size, zone);
+	/* Without ZONE_DMA, the kernel has no zone to check against. */
+	if (IS_ENABLED(CONFIG_ZONE_DMA))
+		KTAP_EXPECT(t, strstr(zones, zone));
+	cmstat_free(alloc_heap, obj, size);
+}
+
+static void dma_case(struct ktap_test *t)
+{
+	u64 failed = alloc_failed_allocs();
+	unsigned int refused = 0;
+
+	/* Constant flags: the inline fast path's own test. */
+	dma_try(t, "GFP_DMA", 100,
+		cmstat_alloc(alloc_heap, 100, GFP_KERNEL | GFP_DMA),
+		"DMA", &refused);
+	dma_try(t, "GFP_DMA", CMSTAT_MAX_CLASS_SIZE,
+		cmstat_alloc(alloc_heap, CMSTAT_MAX_CLASS_SIZE,
+			     GFP_KERNEL | GFP_DMA), "DMA", &refused);
+	dma_try(t, "GFP_DMA32", 100,
+		cmstat_alloc(alloc_heap, 100, GFP_KERNEL | GFP_DMA32),
+		"DMA|DMA32", &refused);
+	dma_try(t, "GFP_DMA32", CMSTAT_MAX_CLASS_SIZE,
+		cmstat_alloc(alloc_heap, CMSTAT_MAX_CLASS_SIZE,
+			     GFP_KERNEL | GFP_DMA32), "DMA|DMA32", &refused);
+	dma_try(t, "GFP_DMA", 300000,
+		cmstat_alloc(alloc_heap, 300000, GFP_KERNEL | GFP_DMA),
+		"DMA", &refused);
+	failed = alloc_failed_allocs() - failed;
+	ktap_diag(t, "refused %u, failed_allocs moved by %llu", refused, failed);
+	KTAP_EXPECT(t, failed == refused);
+	/* cmstat's message is once per load: the check loads it afresh. */
+	if (refused)
+		KTAP_EXPECT(t, ktap_console_lines(t, "refused", "dma_case") == 1);
+}
+
+static const struct ktap_case alloc_cases[] = {
+	{ "realloc", realloc_case },
+	{ "kvmalloc", kvmalloc_case },
+	{ "dma", dma_case },
+};
+
+static int __init alloc_test_init(void)
+{
+	int err;
+
+	alloc_heap = cmstat_heap_create("alloc_test");
+	if (IS_ERR(alloc_heap))
+		return PTR_ERR(alloc_heap);
+	err = ktap_run(alloc_cases, ARRAY_SIZE(alloc_cases), only);
+	cmstat_heap_destroy(alloc_heap);
+	return err;
+}
+
+static void __exit alloc_test_exit(void)
+{
+}
+
+module_init(alloc_test_init);
+module_exit(alloc_test_exit);
+
+MODULE_DESCRIPTION("cmstat: the allocator's edges, called as a driver calls them");
+MODULE_LICENSE("GPL");
