@@ -62,40 +62,13 @@ needs_cpus() {
 	[ "${SMP:-1}" -ge "$1" ] || { echo "needs $1 CPUs"; exit 4; }
 }
 
-# client_each_load FILE JUDGE: the client test's debugfs FILE read with
-# cmstat as loaded by default, then with accounting=0 and with
-# debug_free=1, each path of cmstat's to the free in turn; each reading
-# is shown, and JUDGE run with it as its argument.  rc 1 if a reading or a JUDGE
-# failed; 2 if a module would not load or unload.
-client_each_load() {
-	each_fail=0
-	for params in "" "accounting=0" "debug_free=1"; do
-		if [ -n "$params" ]; then
-			# shellcheck disable=SC2086 # one word, or none
-			{ rmmod cmstat && insmod /lib/cmstat/cmstat.ko $params; } ||
-				return 2
-		fi
-		insmod /lib/cmstat/cmstat_client_test.ko || return 2
-		echo "cmstat ${params:-default}:"
-		if out=$(cat "/sys/kernel/debug/cmstat_client_test/$1"); then
-			echo "$out"
-			"$2" "$out" || each_fail=1
-		else
-			echo "reading $1 failed"
-			each_fail=1
-		fi
-		rmmod cmstat_client_test || return 2
-	done
-	return $each_fail
-}
-
 # ktap_module NAME [PARAM...]: load the test module /lib/cmstat/NAME.ko
 # with PARAMs, whose init runs its cases and prints their KTAP on the
 # console (tests/client/cmstat_ktap.h), where the host reads it as it
-# reads KUnit's, and fails the load if a case failed; then show what it
-# printed under its own name, and unload it.  rc 1 if the load or unload
-# failed.  The kernel's log is cleared first, for
-# the caller to search.
+# reads KUnit's; show what it printed under its own name; read how many
+# cases failed from its parameter "failed", and unload it.  rc 1 if a
+# case failed, or the load or unload did.  The kernel's log is cleared
+# first, for the caller to search.
 ktap_module() {
 	dmesg -c > /dev/null
 	ktap_rc=0
@@ -104,6 +77,28 @@ ktap_module() {
 	insmod "/lib/cmstat/$m.ko" "$@" || ktap_rc=1
 	# What it printed under its name (cmstat_adopt_test's KTAP).
 	dmesg | sed -n "s/^.*$m: //p"
-	[ "$ktap_rc" = 1 ] || rmmod "$m" || ktap_rc=1
+	[ "$ktap_rc" = 1 ] && return 1
+	f=/sys/module/$m/parameters/failed
+	# cmstat_adopt_test fails its load instead.
+	[ ! -e "$f" ] || [ "$(cat "$f")" = 0 ] || ktap_rc=1
+	rmmod "$m" || ktap_rc=1
 	return $ktap_rc
+}
+
+# ktap_each_load NAME [PARAM...]: ktap_module NAME with cmstat as loaded by
+# default, then with accounting=0 and with debug_free=1, each path of
+# cmstat's to the free in turn.  rc 1 if a load failed; 2 if cmstat
+# would not load.
+ktap_each_load() {
+	each_fail=0
+	for params in "" "accounting=0" "debug_free=1"; do
+		if [ -n "$params" ]; then
+			# shellcheck disable=SC2086 # one word, or none
+			{ rmmod cmstat && insmod /lib/cmstat/cmstat.ko $params; } ||
+				return 2
+		fi
+		echo "cmstat ${params:-default}"
+		ktap_module "$@" || each_fail=1
+	done
+	return $each_fail
 }

@@ -10,8 +10,9 @@
  * left to the kernel allocates uncounted, and its free then takes from
  * the heap what it never had.  A size overflow must allocate nothing.
  *
- * Prints KTAP through cmstat_ktap.h, a case per helper; the load fails
- * if a case failed (scripts/guest/checks/adopt-helpers.sh).
+ * Prints KTAP through cmstat_ktap.h, a case per helper; its parameter
+ * "failed" counts the cases that failed
+ * (scripts/guest/checks/adopt-helpers.sh).
  */
 
 #include "cmstat_ktap.h"

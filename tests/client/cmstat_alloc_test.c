@@ -17,7 +17,8 @@
  *			names the caller; GFP_DMA above the largest class
  *			from the DMA zone
  *
- * Prints KTAP through cmstat_ktap.h; the load fails if a case failed.
+ * Prints KTAP through cmstat_ktap.h, whose parameter "failed" counts the
+ * cases that failed.
  * only=NAME[,NAME...] runs only those cases (the checks
  * scripts/guest/checks/client-{realloc,kvmalloc,dma}.sh each run one).
  */

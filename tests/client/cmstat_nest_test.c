@@ -21,8 +21,8 @@
  * odd.  The same unsynchronised sum as the control: it must see torn
  * sums, or the case could not see them either.
  *
- * Prints KTAP through cmstat_ktap.h; the load fails if a case failed
- * (scripts/guest/checks/client-nesting.sh).
+ * Prints KTAP through cmstat_ktap.h, whose parameter "failed" counts the
+ * cases that failed (scripts/guest/checks/client-nesting.sh).
  */
 
 #include "cmstat_ktap.h"

@@ -11,24 +11,6 @@
 # Elsewhere the slab allocator frees them at once, and the same holds.
 # With cmstat as loaded by default, with accounting=0 and with
 # debug_free=1: each takes another path to the free.
+# The case "rt_typed" of tests/client/cmstat_rt_test.c.
 . /etc/cmstat-check.sh
-case "$(uname -v)" in
-*PREEMPT_RT*) rt=1 ;;
-*) rt=0 ;;
-esac
-judge() {
-	echo "$1" | grep -q '^in hard interrupt context: yes;' || return 1
-	if [ $rt = 1 ]; then
-		echo "$1" | grep -q 'frees handed on: 0$' && return 1
-		# Else nothing was checked.  KASAN's quarantine keeps them on
-		# the debug kernel, which is not PREEMPT_RT.
-		echo "$1" | grep -q ' 0 came back' &&
-			{ echo "no freed object came back"; return 1; }
-	else
-		echo "$1" | grep -q 'frees handed on: 0$' || return 1
-	fi
-	echo "$1" | grep -q '^SLAB_TYPESAFE_BY_RCU: 64 freed, 0 changed' ||
-		return 1
-	[ "$(echo "$1" | grep -c '^constructor.*, 0 without the pattern$')" = 2 ]
-}
-client_each_load rt_typed judge
+ktap_each_load cmstat_rt_test only=rt_typed
