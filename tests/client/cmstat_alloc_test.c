@@ -16,11 +16,22 @@
  *			caches would ignore the zone, with one message that
  *			names the caller; GFP_DMA above the largest class
  *			from the DMA zone
+ *	wrong_size_and_heap
+ *			frees with the wrong size and into the wrong heap,
+ *			twice: the memory goes back where it came from (KASAN
+ *			would see anything else), the statistics go wrong,
+ *			and cmstat says so once per heap, naming it
+ *	cache_rcu_destroy
+ *			a typed cache destroyed right after
+ *			cmstat_kfree_rcu() of its objects, while kfree_rcu()
+ *			still holds them: no warning (before 6.12 the slab
+ *			allocator's "still has objects" unless cmstat waits)
  *
  * Prints KTAP through cmstat_ktap.h, whose parameter "failed" counts the
  * cases that failed.
  * only=NAME[,NAME...] runs only those cases (the checks
- * scripts/guest/checks/client-{realloc,kvmalloc,dma}.sh each run one).
+ * scripts/guest/checks/client-{realloc,kvmalloc,dma,misuse,cache-rcu}.sh
+ * each run one).
  */
 
 #include "cmstat_ktap.h"
@@ -31,6 +42,7 @@
 #include <linux/vmalloc.h>
 
 #include <cmstat/alloc.h>
+#include <cmstat/cache.h>
 #include <cmstat/kmalloc.h>
 
 static char *only;
@@ -247,10 +259,95 @@ static void dma_case(struct ktap_test *t)
 		KTAP_EXPECT(t, ktap_console_lines(t, "refused", "dma_case") == 1);
 }
 
+/* One round of wrong_size_and_heap_case(), on heaps @a and @b. */
+static bool misuse_round(struct cmstat_heap *a, struct cmstat_heap *b)
+{
+	void *p = cmstat_alloc(a, 100, GFP_KERNEL);
+	void *q = cmstat_alloc(b, 200, GFP_KERNEL);
+	void *r = cmstat_alloc(a, 100, GFP_KERNEL);
+
+	if (!p || !q || !r) {
+		cmstat_free(a, p, 100);
+		cmstat_free(b, q, 200);
+		cmstat_free(a, r, 100);
+		return false;
+	}
+	/* 100 bytes come from the 112-byte class; 2000 names the 2048. */
+	cmstat_free(a, p, 2000);
+	/* Two objects swap heaps: each heap's totals stay balanced. */
+	cmstat_free(b, r, 100);
+	cmstat_free(a, q, 200);
+	return true;
+}
+
+static void wrong_size_and_heap_case(struct ktap_test *t)
+{
+	struct cmstat_heap_stats *st = kmalloc(sizeof(*st), GFP_KERNEL);
+	struct cmstat_heap *a = cmstat_heap_create("misuse_a");
+	struct cmstat_heap *b = cmstat_heap_create("misuse_b");
+	int i;
+
+	if (cmstat_debug_free_enabled()) {
+		ktap_skip(t, "debug_free=1 refuses these frees");
+		goto out;
+	}
+	if (!KTAP_EXPECT(t, st && !IS_ERR(a) && !IS_ERR(b)))
+		goto out;
+	for (i = 0; i < 2; i++) {
+		KTAP_EXPECT(t, misuse_round(a, b));
+		/* A snapshot is where cmstat finds the statistics broken. */
+		KTAP_EXPECT(t, !cmstat_heap_read(a, st));
+		KTAP_EXPECT(t, !cmstat_heap_read(b, st));
+	}
+	KTAP_EXPECT(t, ktap_console_lines(t, "heap misuse_a: statistics broken",
+					  NULL) == 1);
+	KTAP_EXPECT(t, ktap_console_lines(t, "heap misuse_b: statistics broken",
+					  NULL) == 1);
+out:
+	if (!IS_ERR(b))
+		cmstat_heap_destroy(b);
+	if (!IS_ERR(a))
+		cmstat_heap_destroy(a);
+	kfree(st);
+}
+
+struct rcu_obj {
+	struct rcu_head rcu;
+	u64 payload[4];
+};
+
+/* A constructor, which no kernel merges: merging is not tested here. */
+static void rcu_obj_ctor(void *obj)
+{
+}
+
+static void cache_rcu_destroy_case(struct ktap_test *t)
+{
+	struct cmstat_cache *cc;
+	struct rcu_obj *obj;
+	int i;
+
+	cc = cmstat_cache_create(alloc_heap, "alloc_test_rcu", sizeof(*obj), 0,
+				 0, rcu_obj_ctor);
+	if (!KTAP_EXPECT(t, cc))
+		return;
+	for (i = 0; i < 16; i++) {
+		obj = cmstat_cache_alloc(cc, GFP_KERNEL);
+		if (!KTAP_EXPECT(t, obj))
+			break;
+		cmstat_kfree_rcu(alloc_heap, obj, rcu);
+	}
+	/* At once: kfree_rcu() still holds every object. */
+	cmstat_cache_destroy(cc);
+	KTAP_EXPECT(t, !ktap_console_lines(t, "left allocated", NULL));
+}
+
 static const struct ktap_case alloc_cases[] = {
 	{ "realloc", realloc_case },
 	{ "kvmalloc", kvmalloc_case },
 	{ "dma", dma_case },
+	{ "wrong_size_and_heap", wrong_size_and_heap_case },
+	{ "cache_rcu_destroy", cache_rcu_destroy_case },
 };
 
 static int __init alloc_test_init(void)

@@ -13,9 +13,7 @@
  *		sizes, check the alignment the documentation promises
  *		(as kmalloc() aligns, DMA cache lines included).
  *	misuse	write() one command a buggy driver would run:
- *		"wrong_size", "wrong_heap", "kfree": free new objects the
- *		wrong way (wrong_heap swaps two between the heaps "client"
- *		and "client-other");
+ *		"kfree": free a new object with kfree(), not cmstat's free;
  *		"orphan N": create heap "client-orphan", allocate N objects,
  *		destroy the heap with them still allocated;
  *		"orphan_free N": free N of those through the old handle;
@@ -56,10 +54,7 @@
  *		"recycle": destroy that cache and create the other, which
  *		gets its column, allocating nothing from it;
  *		"recycle_end": destroy the cache and the heap;
- *		"merge_destroy": destroy the typed caches "merge" made;
- *		"cache_rcu N": create the typed cache "client_rcu", allocate
- *		N objects, cmstat_kfree_rcu() each and destroy the cache at
- *		once.
+ *		"merge_destroy": destroy the typed caches "merge" made.
  *	stats	read(): one snapshot of the heap "client", with the
  *		identities cmstat_heap_stats_valid() checks.
  *	merge	read(): create three typed caches of the heap "client" that
@@ -90,7 +85,7 @@
 #include <cmstat/counters.h>
 #include <cmstat/kmalloc.h>
 
-static struct cmstat_heap *client_heap, *other_heap, *orphan_heap;
+static struct cmstat_heap *client_heap, *orphan_heap;
 static struct cmstat_heap *cycle_heap, *new_heap;
 static void *cycle_obj;
 static struct dentry *client_dir;
@@ -153,12 +148,6 @@ static const char * const merge_names[NR_MERGE] = {
 };
 
 static const unsigned int merge_sizes[NR_MERGE] = { 64, 64, 96 };
-
-/* "cache_rcu": an object freed with cmstat_kfree_rcu(). */
-struct client_rcu_obj {
-	struct rcu_head rcu;
-	u64 payload[4];
-};
 
 /* The set "leak" writes in the sections it leaves open; its thread's end. */
 static struct cmstat_counters *leak_set;
@@ -390,37 +379,7 @@ out:
 }
 DEFINE_SHOW_ATTRIBUTE(merge);
 
-/* A free the contract forbids; each returns 0 or -ENOMEM. */
-static int misuse_wrong_size(void)
-{
-	void *p = cmstat_alloc(client_heap, 100, GFP_KERNEL);
-
-	if (!p)
-		return -ENOMEM;
-	/* 100 bytes come from the 112-byte class; 2000 names the 2048. */
-	cmstat_free(client_heap, p, 2000);
-	return 0;
-}
-
-/*
- * Two objects swap heaps: each heap's totals stay balanced, so neither is
- * left holding objects by its statistics, but its classes are not.
- */
-static int misuse_wrong_heap(void)
-{
-	void *a = cmstat_alloc(client_heap, 100, GFP_KERNEL);
-	void *b = cmstat_alloc(other_heap, 200, GFP_KERNEL);
-
-	if (!a || !b) {
-		cmstat_free(client_heap, a, 100);
-		cmstat_free(other_heap, b, 200);
-		return -ENOMEM;
-	}
-	cmstat_free(other_heap, a, 100);
-	cmstat_free(client_heap, b, 200);
-	return 0;
-}
-
+/* A free the contract forbids; returns 0 or -ENOMEM. */
 static int misuse_kfree(void)
 {
 	void *p = cmstat_alloc(client_heap, 64, GFP_KERNEL);
@@ -833,29 +792,6 @@ static void recycle_end(void)
 	recycle_heap = NULL;
 }
 
-static int cache_rcu(unsigned int n)
-{
-	struct client_rcu_obj *obj;
-	struct cmstat_cache *cc;
-	int err = 0;
-
-	/* With a constructor, which no kernel merges: merging is not tested. */
-	cc = cmstat_cache_create(client_heap, "client_rcu", sizeof(*obj), 0, 0,
-				 cache_ctor);
-	if (!cc)
-		return -ENOMEM;
-	while (n-- && !err) {
-		obj = cmstat_cache_alloc(cc, GFP_KERNEL);
-		if (obj)
-			cmstat_kfree_rcu(client_heap, obj, rcu);
-		else
-			err = -ENOMEM;
-	}
-	/* At once: kfree_rcu() still holds every object. */
-	cmstat_cache_destroy(cc);
-	return err;
-}
-
 static int misuse_run(char *cmd)
 {
 	unsigned int n = 0;
@@ -866,10 +802,6 @@ static int misuse_run(char *cmd)
 		if (kstrtouint(arg, 0, &n))
 			return -EINVAL;
 	}
-	if (!strcmp(cmd, "wrong_size"))
-		return misuse_wrong_size();
-	if (!strcmp(cmd, "wrong_heap"))
-		return misuse_wrong_heap();
 	if (!strcmp(cmd, "kfree"))
 		return misuse_kfree();
 	if (!strcmp(cmd, "orphan"))
@@ -914,8 +846,6 @@ static int misuse_run(char *cmd)
 		merge_destroy();
 		return 0;
 	}
-	if (!strcmp(cmd, "cache_rcu"))
-		return cache_rcu(n);
 	if (!strcmp(cmd, "cache_orphan"))
 		return cache_orphan();
 	if (!strcmp(cmd, "cache_orphan_free")) {
@@ -955,11 +885,6 @@ static int __init client_init(void)
 	client_heap = cmstat_heap_create("client");
 	if (IS_ERR(client_heap))
 		return PTR_ERR(client_heap);
-	other_heap = cmstat_heap_create("client-other");
-	if (IS_ERR(other_heap)) {
-		cmstat_heap_destroy(client_heap);
-		return PTR_ERR(other_heap);
-	}
 	client_dir = debugfs_create_dir(KBUILD_MODNAME, NULL);
 	debugfs_create_file("buf", 0600, client_dir, NULL, &buf_fops);
 	debugfs_create_file("align", 0400, client_dir, NULL, &align_fops);
@@ -990,7 +915,6 @@ static void __exit client_exit(void)
 	if (corphan_cache)
 		cache_orphan_free();
 	cmstat_free(client_heap, kept_buf, kept_size);
-	cmstat_heap_destroy(other_heap);
 	cmstat_heap_destroy(client_heap);
 }
 
