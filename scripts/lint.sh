@@ -58,7 +58,7 @@ ktap_result "sparse C=2 and W=1" \
 	"$([ "$warn" = 0 ] && [ "$build_rc" = 0 ] && [ "$checked" -gt 0 ] && echo 1)" \
 	"$checked files checked by sparse, $warn warnings, make status $build_rc"
 
-"$ksrc/scripts/kernel-doc" -Wall -none include/cmstat/*.h module/*.c bench/*.c samples/client/*.c tests/client/*.c tests/adopt/*.c tests/adopt-miss/*.c \
+"$ksrc/scripts/kernel-doc" -Wall -none include/cmstat/*.h module/*.c bench/*.c samples/client/*.c tests/client/*.[ch] tests/adopt/*.c tests/adopt-miss/*.c \
 	>"$dir/kdoc" 2>&1
 kd=$(grep -c . "$dir/kdoc")
 [ "$kd" = 0 ] || ktap_diag "$(head -n 20 "$dir/kdoc")"
