@@ -4,6 +4,9 @@
  * outside as a driver calls them, on every kernel (the stock ones have no
  * KUnit):
  *
+ *	align		16 objects of every class and some large sizes
+ *			have the alignment the documentation promises (as
+ *			kmalloc() aligns, DMA cache lines included)
  *	realloc		cmstat_realloc() as krealloc(): in place within a
  *			class, moved across classes and to and from large
  *			sizes, to 0 and from NULL; the contents kept, the
@@ -29,13 +32,14 @@
  *
  * Prints KTAP through cmstat_ktap.h, whose parameter "failed" counts the
  * cases that failed.
- * only=NAME[,NAME...] runs only those cases (the checks
- * scripts/guest/checks/client-{realloc,kvmalloc,dma,misuse,cache-rcu}.sh
- * each run one).
+ * only=NAME[,NAME...] runs only those cases (each of the checks
+ * scripts/guest/checks/client-{usercopy,realloc,kvmalloc,dma,misuse,
+ * cache-rcu}.sh runs one).
  */
 
 #include "cmstat_ktap.h"
 
+#include <linux/dma-mapping.h>
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/slab.h>
@@ -50,6 +54,102 @@ module_param(only, charp, 0400);
 MODULE_PARM_DESC(only, "the cases to run, split by commas (default: all)");
 
 static struct cmstat_heap *alloc_heap;
+
+#define ALIGN_OBJECTS	16
+
+/*
+ * What the documentation promises (Documentation/allocator.rst): aligned
+ * as kmalloc() aligns the size, computed here from kmalloc()'s and the
+ * DMA API's answers on this boot.  The size's largest power-of-two factor;
+ * at least kmalloc()'s smallest object, its minimum alignment; and a
+ * whole DMA cache line when kmalloc() serves the size from a bucket of a
+ * line or more, which the DMA API maps without bouncing.  Large sizes
+ * come from the page allocator.
+ */
+static size_t promised_align(size_t size)
+{
+	size_t line = dma_get_cache_alignment();
+	size_t align = max_t(size_t, size & -size, kmalloc_size_roundup(1));
+
+	if (size > CMSTAT_MAX_CLASS_SIZE)
+		return PAGE_SIZE;
+	if (kmalloc_size_roundup(size) >= line)
+		align = max(align, line);
+	return align;
+}
+
+/*
+ * Where the promise is a DMA cache line, what it is for: no two of @objs
+ * share a line, so DMA into one cannot touch another.
+ */
+static bool share_line(size_t size, void **objs, unsigned int n)
+{
+	size_t line = dma_get_cache_alignment();
+	unsigned long first_i, last_i, first_j, last_j;
+	unsigned int i, j;
+
+	if (promised_align(size) < line)
+		return false;
+	for (i = 0; i < n; i++) {
+		first_i = (unsigned long)objs[i] / line;
+		last_i = ((unsigned long)objs[i] + size - 1) / line;
+		for (j = i + 1; j < n; j++) {
+			first_j = (unsigned long)objs[j] / line;
+			last_j = ((unsigned long)objs[j] + size - 1) / line;
+			if (first_i <= last_j && first_j <= last_i)
+				return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * Return: how many of @n objects of @size were misaligned (all of them
+ * when two share a DMA cache line), or -ENOMEM.
+ */
+static int check_align(size_t size, void **objs, unsigned int n)
+{
+	size_t want = promised_align(size);
+	unsigned int i, bad = 0;
+	int err = 0;
+
+	for (i = 0; i < n; i++) {
+		objs[i] = cmstat_alloc(alloc_heap, size, GFP_KERNEL);
+		if (!objs[i])
+			err = -ENOMEM;
+		else if (!IS_ALIGNED((unsigned long)objs[i], want))
+			bad++;
+	}
+	if (!err && share_line(size, objs, n))
+		bad = n;
+	for (i = 0; i < n; i++)
+		cmstat_free(alloc_heap, objs[i], size);
+	return err ?: bad;
+}
+
+static void align_case(struct ktap_test *t)
+{
+	static const size_t large[] = { CMSTAT_MAX_CLASS_SIZE + 1, 70000 };
+	void *objs[ALIGN_OBJECTS];
+	size_t size;
+	int bad, i;
+
+	ktap_diag(t, "kmalloc's smallest object %zu bytes, DMA cache line %d bytes",
+		  kmalloc_size_roundup(1), dma_get_cache_alignment());
+	for (i = 0; i < CMSTAT_NR_CLASSES + (int)ARRAY_SIZE(large); i++) {
+		size = i < CMSTAT_NR_CLASSES ? cmstat_class_size(i) :
+		       large[i - CMSTAT_NR_CLASSES];
+		bad = check_align(size, objs, ALIGN_OBJECTS);
+		if (!KTAP_EXPECT(t, bad >= 0))
+			return;
+		if (bad)
+			ktap_fail(t,
+				  "size %zu: %d of %u objects not %zu-aligned, or sharing a DMA cache line",
+				  size, bad, ALIGN_OBJECTS, promised_align(size));
+	}
+	ktap_diag(t, "checked %d sizes (%u classes), %u objects each", i,
+		  CMSTAT_NR_CLASSES, ALIGN_OBJECTS);
+}
 
 /* The heap's failed_allocs; U64_MAX if it cannot be read. */
 static u64 alloc_failed_allocs(void)
@@ -343,6 +443,7 @@ static void cache_rcu_destroy_case(struct ktap_test *t)
 }
 
 static const struct ktap_case alloc_cases[] = {
+	{ "align", align_case },
 	{ "realloc", realloc_case },
 	{ "kvmalloc", kvmalloc_case },
 	{ "dma", dma_case },

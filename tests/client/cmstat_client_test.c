@@ -9,9 +9,6 @@
  *		into it, keep it; read(): copy_to_user() out of it.  What a
  *		driver's write() and read() handlers do with a buffer, under
  *		hardened usercopy.
- *	align	read(): allocate 16 objects of every class and some large
- *		sizes, check the alignment the documentation promises
- *		(as kmalloc() aligns, DMA cache lines included).
  *	misuse	write() one command a buggy driver would run:
  *		"kfree": free a new object with kfree(), not cmstat's free;
  *		"orphan N": create heap "client-orphan", allocate N objects,
@@ -71,7 +68,6 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/debugfs.h>
-#include <linux/dma-mapping.h>
 #include <linux/interrupt.h>
 #include <linux/kthread.h>
 #include <linux/mm.h>
@@ -193,107 +189,6 @@ static const struct file_operations buf_fops = {
 	.read = buf_read,
 	.llseek = default_llseek,
 };
-
-#define ALIGN_OBJECTS	16
-
-/*
- * What the documentation promises (Documentation/allocator.rst): aligned
- * as kmalloc() aligns the size, computed here from kmalloc()'s and the
- * DMA API's answers on this boot.  The size's largest power-of-two factor;
- * at least kmalloc()'s smallest object, its minimum alignment; and a
- * whole DMA cache line when kmalloc() serves the size from a bucket of a
- * line or more, which the DMA API maps without bouncing.  Large sizes
- * come from the page allocator.
- */
-static size_t promised_align(size_t size)
-{
-	size_t line = dma_get_cache_alignment();
-	size_t align = max_t(size_t, size & -size, kmalloc_size_roundup(1));
-
-	if (size > CMSTAT_MAX_CLASS_SIZE)
-		return PAGE_SIZE;
-	if (kmalloc_size_roundup(size) >= line)
-		align = max(align, line);
-	return align;
-}
-
-/*
- * Where the promise is a DMA cache line, what it is for: no two of @objs
- * share a line, so DMA into one cannot touch another.
- */
-static bool share_line(size_t size, void **objs, unsigned int n)
-{
-	size_t line = dma_get_cache_alignment();
-	unsigned long first_i, last_i, first_j, last_j;
-	unsigned int i, j;
-
-	if (promised_align(size) < line)
-		return false;
-	for (i = 0; i < n; i++) {
-		first_i = (unsigned long)objs[i] / line;
-		last_i = ((unsigned long)objs[i] + size - 1) / line;
-		for (j = i + 1; j < n; j++) {
-			first_j = (unsigned long)objs[j] / line;
-			last_j = ((unsigned long)objs[j] + size - 1) / line;
-			if (first_i <= last_j && first_j <= last_i)
-				return true;
-		}
-	}
-	return false;
-}
-
-/*
- * Return: how many of @n objects of @size were misaligned (all of them
- * when two share a DMA cache line), or -ENOMEM.
- */
-static int check_align(size_t size, void **objs, unsigned int n)
-{
-	size_t want = promised_align(size);
-	unsigned int i, bad = 0;
-	int err = 0;
-
-	for (i = 0; i < n; i++) {
-		objs[i] = cmstat_alloc(client_heap, size, GFP_KERNEL);
-		if (!objs[i])
-			err = -ENOMEM;
-		else if (!IS_ALIGNED((unsigned long)objs[i], want))
-			bad++;
-	}
-	if (!err && share_line(size, objs, n))
-		bad = n;
-	for (i = 0; i < n; i++)
-		cmstat_free(client_heap, objs[i], size);
-	return err ?: bad;
-}
-
-static int align_show(struct seq_file *m, void *unused)
-{
-	static const size_t large[] = { CMSTAT_MAX_CLASS_SIZE + 1, 70000 };
-	void *objs[ALIGN_OBJECTS];
-	unsigned int checked = 0, bad_sizes = 0;
-	size_t size;
-	int bad, i;
-
-	seq_printf(m, "kmalloc's smallest object %zu bytes, DMA cache line %d bytes\n",
-		   kmalloc_size_roundup(1), dma_get_cache_alignment());
-	for (i = 0; i < CMSTAT_NR_CLASSES + (int)ARRAY_SIZE(large); i++) {
-		size = i < CMSTAT_NR_CLASSES ? cmstat_class_size(i) :
-		       large[i - CMSTAT_NR_CLASSES];
-		bad = check_align(size, objs, ALIGN_OBJECTS);
-		if (bad < 0)
-			return bad;
-		checked++;
-		if (bad) {
-			bad_sizes++;
-			seq_printf(m, "size %zu: %d of %u objects not %zu-aligned, or sharing a DMA cache line\n",
-				   size, bad, ALIGN_OBJECTS, promised_align(size));
-		}
-	}
-	seq_printf(m, "checked %u sizes (%u classes), %u objects each: %u misaligned sizes\n",
-		   checked, CMSTAT_NR_CLASSES, ALIGN_OBJECTS, bad_sizes);
-	return 0;
-}
-DEFINE_SHOW_ATTRIBUTE(align);
 
 static int stats_show(struct seq_file *m, void *unused)
 {
@@ -887,7 +782,6 @@ static int __init client_init(void)
 		return PTR_ERR(client_heap);
 	client_dir = debugfs_create_dir(KBUILD_MODNAME, NULL);
 	debugfs_create_file("buf", 0600, client_dir, NULL, &buf_fops);
-	debugfs_create_file("align", 0400, client_dir, NULL, &align_fops);
 	debugfs_create_file("stats", 0400, client_dir, NULL, &stats_fops);
 	debugfs_create_file("misuse", 0200, client_dir, NULL, &misuse_fops);
 	debugfs_create_file("merge", 0400, client_dir, NULL, &merge_fops);
