@@ -254,7 +254,7 @@ static int __init helpers_init(void)
 		vm_munmap(ubuf, USER_LEN);
 		return -EFAULT;
 	}
-	err = ktap_run(helper_cases, ARRAY_SIZE(helper_cases), NULL);
+	err = ktap_run(helper_cases, ARRAY_SIZE(helper_cases));
 	vm_munmap(ubuf, USER_LEN);
 	return err;
 }

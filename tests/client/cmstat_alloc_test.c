@@ -49,10 +49,6 @@
 #include <cmstat/cache.h>
 #include <cmstat/kmalloc.h>
 
-static char *only;
-module_param(only, charp, 0400);
-MODULE_PARM_DESC(only, "the cases to run, split by commas (default: all)");
-
 static struct cmstat_heap *alloc_heap;
 
 #define ALIGN_OBJECTS	16
@@ -458,7 +454,7 @@ static int __init alloc_test_init(void)
 	alloc_heap = cmstat_heap_create("alloc_test");
 	if (IS_ERR(alloc_heap))
 		return PTR_ERR(alloc_heap);
-	err = ktap_run(alloc_cases, ARRAY_SIZE(alloc_cases), only);
+	err = ktap_run(alloc_cases, ARRAY_SIZE(alloc_cases));
 	cmstat_heap_destroy(alloc_heap);
 	return err;
 }

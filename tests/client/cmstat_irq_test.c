@@ -42,10 +42,6 @@
 #include <cmstat/counters.h>
 #include <cmstat/kmalloc.h>
 
-static char *only;
-module_param(only, charp, 0400);
-MODULE_PARM_DESC(only, "the cases to run, split by commas (default: all)");
-
 #define IRQ_ROUNDS	2
 
 static struct cmstat_heap *irq_heap;
@@ -250,7 +246,7 @@ static int __init irq_test_init(void)
 	tasklet_setup(&softirq_tasklet, softirq_fn);
 	cmstat_hrtimer_setup(&hard_timer, hard_timer_fn, CLOCK_MONOTONIC,
 			     HRTIMER_MODE_REL_PINNED_HARD);
-	err = ktap_run(irq_cases, ARRAY_SIZE(irq_cases), only);
+	err = ktap_run(irq_cases, ARRAY_SIZE(irq_cases));
 	tasklet_kill(&softirq_tasklet);
 	cmstat_heap_destroy(irq_heap);
 	return err;

@@ -16,7 +16,8 @@
  * (a warning, a BUG, a sleep in atomic context, a lockdep splat) fails
  * that case, and a case can count the lines that name what it provoked on
  * purpose (ktap_console_lines()).  The tracepoint is found by name, since
- * not every kernel exports it (6.1 does not).
+ * not every kernel exports it (6.1 does not).  The parameter
+ * only=NAME[,NAME...] runs only the cases it names.
  *
  * For test modules only: one file includes it, once, and prints through
  * it alone (its KTAP lines carry no prefix, so the module sets none).
@@ -266,6 +267,10 @@ static unsigned int ktap_failed_cases;
 module_param_named(failed, ktap_failed_cases, uint, 0444);
 MODULE_PARM_DESC(failed, "how many cases failed (read-only)");
 
+static char *ktap_only;
+module_param_named(only, ktap_only, charp, 0400);
+MODULE_PARM_DESC(only, "the cases to run, split by commas (default: all)");
+
 /* Whether @name is in @only, a list of case names split by commas. */
 static bool ktap_chosen(const char *only, const char *name)
 {
@@ -286,18 +291,17 @@ static bool ktap_chosen(const char *only, const char *name)
  * ktap_run() - run a module's cases and print their KTAP
  * @cases: the cases
  * @n: how many
- * @only: the names of the cases to run, split by commas; NULL or "" for
- *	all
  *
- * Each case runs in turn, from the calling task; the parameter "failed"
- * then holds how many failed.
+ * Each case runs in turn, from the calling task: those the parameter
+ * "only" names, or all.  The parameter "failed" then holds how many
+ * failed.
  *
  * Return: 0 once the cases have run, -ENOENT if the kernel has no
- * console tracepoint, -EINVAL if @only names no case.
+ * console tracepoint, -EINVAL if "only" names no case.
  */
-static int ktap_run(const struct ktap_case *cases, unsigned int n,
-		    const char *only)
+static int ktap_run(const struct ktap_case *cases, unsigned int n)
 {
+	const char *only = ktap_only;
 	unsigned int i, nr = 0;
 	int err;
 

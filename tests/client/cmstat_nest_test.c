@@ -268,7 +268,7 @@ static int __init nest_init(void)
 		return PTR_ERR(nest_heap);
 	/* The reader keeps to the last CPU, the writer to the first. */
 	set_cpus_allowed_ptr(current, cpumask_of(cpumask_last(cpu_online_mask)));
-	err = ktap_run(nest_cases, ARRAY_SIZE(nest_cases), NULL);
+	err = ktap_run(nest_cases, ARRAY_SIZE(nest_cases));
 	set_cpus_allowed_ptr(current, cpu_possible_mask);
 	cmstat_heap_destroy(nest_heap);
 	return err;

@@ -17,8 +17,8 @@
  * On PREEMPT_RT cmstat counts such a free at once and hands its memory on
  * to be freed later; elsewhere it hands nothing on.  Prints KTAP through
  * cmstat_ktap.h, whose parameter "failed" counts the cases that failed.
- * only=NAME runs one case (scripts/guest/checks/client-rt-*.sh, with cmstat loaded as by
- * default, with accounting=0 and with debug_free=1).
+ * only=NAME runs one case (scripts/guest/checks/client-rt-*.sh, with
+ * cmstat loaded as by default, with accounting=0 and with debug_free=1).
  */
 
 #include "cmstat_ktap.h"
@@ -33,10 +33,6 @@
 #include <cmstat/alloc.h>
 #include <cmstat/cache.h>
 #include <cmstat/kmalloc.h>
-
-static char *only;
-module_param(only, charp, 0400);
-MODULE_PARM_DESC(only, "the cases to run, split by commas (default: all)");
 
 static struct cmstat_heap *rt_heap;
 
@@ -396,7 +392,7 @@ static int __init rt_test_init(void)
 		return PTR_ERR(rt_heap);
 	cmstat_hrtimer_setup(&rt_timer, rt_timer_fn, CLOCK_MONOTONIC,
 			     HRTIMER_MODE_REL_PINNED_HARD);
-	err = ktap_run(rt_cases, ARRAY_SIZE(rt_cases), only);
+	err = ktap_run(rt_cases, ARRAY_SIZE(rt_cases));
 	cmstat_heap_destroy(rt_heap);
 	return err;
 }
