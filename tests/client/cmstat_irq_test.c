@@ -79,7 +79,7 @@ static u32 this_cpu_seq_deeper(unsigned long idx)
 /* One round of softirq_gfp_kernel, in a section of @set's. */
 static void softirq_round(struct ktap_test *t, struct cmstat_counters *set)
 {
-	bool rt = IS_ENABLED(CONFIG_PREEMPT_RT), nested;
+	bool rt = IS_ENABLED(CONFIG_PREEMPT_RT), nested, allocated;
 	u32 task_moved, soft_moved;
 	struct cmstat_section sec;
 
@@ -104,14 +104,14 @@ static void softirq_round(struct ktap_test *t, struct cmstat_counters *set)
 	cmstat_section_add(cmstat_section_slot(&sec, set), 0, 1);
 	cmstat_section_end(&sec);
 	tasklet_kill(&softirq_tasklet);	/* had it not run nested */
+	allocated = softirq_obj;
+	cmstat_free(irq_heap, softirq_obj, 64);
 	ktap_diag(t,
 		  "nested in the task section: %d, in softirq context: %d, allocated: %d; task counter moved by %u, softirq counter by %u",
-		  nested, softirq_in_softirq, !!softirq_obj, task_moved,
-		  soft_moved);
-	cmstat_free(irq_heap, softirq_obj, 64);
+		  nested, softirq_in_softirq, allocated, task_moved, soft_moved);
 	KTAP_EXPECT(t, nested == !rt);
 	KTAP_EXPECT(t, softirq_in_softirq);
-	KTAP_EXPECT(t, softirq_obj);
+	KTAP_EXPECT(t, allocated);
 	KTAP_EXPECT(t, task_moved == 0);
 	KTAP_EXPECT(t, !!soft_moved == !rt);
 }
