@@ -65,9 +65,10 @@ needs_cpus() {
 # ktap_module NAME [PARAM...]: load the test module /lib/cmstat/NAME.ko
 # with PARAMs, whose init runs its cases and prints their KTAP on the
 # console (tests/client/cmstat_ktap.h), where the host reads it as it
-# reads KUnit's; show what it printed under its own name; read how many
-# cases failed from its parameter "failed", and unload it.  rc 1 if a
-# case failed, or the load or unload did.  The kernel's log is cleared
+# reads KUnit's; show the lines it printed under its own name (errors,
+# and cmstat_adopt_test's KTAP); read how many cases failed from its
+# parameter "failed", and unload it.  rc 1 if a case failed, or the load
+# or unload did.  The kernel's log is cleared
 # first, for the caller to search.
 ktap_module() {
 	dmesg -c > /dev/null
@@ -87,8 +88,8 @@ ktap_module() {
 
 # ktap_each_load NAME [PARAM...]: ktap_module NAME with cmstat as loaded by
 # default, then with accounting=0 and with debug_free=1, each path of
-# cmstat's to the free in turn.  rc 1 if a load failed; 2 if cmstat
-# would not load.
+# cmstat's to the free in turn.  rc 1 if a case, a load or an unload
+# failed; 2 if cmstat would not load.
 ktap_each_load() {
 	each_fail=0
 	for params in "" "accounting=0" "debug_free=1"; do

@@ -68,7 +68,6 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/debugfs.h>
-#include <linux/interrupt.h>
 #include <linux/kthread.h>
 #include <linux/mm.h>
 #include <linux/module.h>

@@ -25,6 +25,7 @@
 #ifndef _CMSTAT_KTAP_H
 #define _CMSTAT_KTAP_H
 
+#undef pr_fmt
 #define pr_fmt(fmt) fmt
 
 #include <linux/atomic.h>
@@ -34,6 +35,7 @@
 #include <linux/spinlock.h>
 #include <linux/string.h>
 #include <linux/tracepoint.h>
+#include <trace/events/printk.h>
 
 struct ktap_test;
 
@@ -66,12 +68,15 @@ struct ktap_test {
 
 /*
  * What the console printed while a case ran.  Written by the probe, in
- * whatever context printk() was called from (NMI included, hence the
- * trylock: a line that finds the lock taken is counted as lost, not kept).
+ * whatever context printk() was called from; in NMI context only with a
+ * trylock, and a line that finds the lock taken there is counted as lost,
+ * not kept.
  */
 static struct {
 	raw_spinlock_t lock;
 	bool watching;
+	bool report;		/* a line of a kernel report, kept or not */
+	bool counted;		/* the case counted lines */
 	unsigned int nr;	/* lines kept */
 	atomic_t lost;		/* lines not kept: full, or the lock taken */
 	char line[KTAP_CONSOLE_LINES][KTAP_LINE_LEN];
@@ -80,32 +85,51 @@ static struct {
 };
 
 /*
- * The lines of a kernel report, as the host's console scan sees them
- * (CONSOLE_BAD in scripts/test-vms.sh).
+ * The lines of a kernel report: most of what the host's console scan looks
+ * for (CONSOLE_BAD in scripts/test-vms.sh), which also judges KCSAN's
+ * reports by where the race is.
  */
 static const char *const ktap_report_marks[] = {
-	"WARNING:", "BUG:", "KASAN:", "Oops", "general protection",
+	"WARNING:", "BUG:", "Oops", "general protection", "Kernel panic",
 	"UBSAN:", "possible recursive locking", "possible circular locking",
 	"inconsistent lock state", "lock held when returning",
-	"blocked for more than", "Call Trace:", "Call trace:",
+	"blocked for more than", "detected stall", "Call Trace:",
+	"Call trace:",
 };
 
-/* This module's own lines: KTAP, which is never indented by less. */
+/*
+ * What this module prints while a case runs is indented by this much, and
+ * is not watched; nor is anything else so indented (the inner lines of a
+ * report, whose first line is not).
+ */
 #define KTAP_INDENT	"    "
+
+/* Whether the @len bytes at @buf are a line of a kernel report. */
+static bool ktap_is_report(const char *buf, size_t len)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(ktap_report_marks); i++)
+		if (strnstr(buf, ktap_report_marks[i], len))
+			return true;
+	return false;
+}
 
 static void ktap_probe_console(void *ignore, const char *buf, size_t len)
 {
 	unsigned long flags;
 
-	/* Pairs with WRITE_ONCE() in ktap_watch(): just a switch. */
-	if (!READ_ONCE(ktap_console.watching) ||
-	    (len >= strlen(KTAP_INDENT) &&
-	     !memcmp(buf, KTAP_INDENT, strlen(KTAP_INDENT))))
+	if (len >= strlen(KTAP_INDENT) &&
+	    !memcmp(buf, KTAP_INDENT, strlen(KTAP_INDENT)))
 		return;
-	if (!raw_spin_trylock_irqsave(&ktap_console.lock, flags)) {
-		atomic_inc(&ktap_console.lost);
-		return;
-	}
+	if (!in_nmi())
+		raw_spin_lock_irqsave(&ktap_console.lock, flags);
+	else if (!raw_spin_trylock_irqsave(&ktap_console.lock, flags))
+		goto lost;
+	if (!ktap_console.watching)
+		goto unlock;
+	/* A report fails the case even if its lines cannot be kept. */
+	ktap_console.report |= ktap_is_report(buf, len);
 	if (ktap_console.nr < KTAP_CONSOLE_LINES) {
 		char *line = ktap_console.line[ktap_console.nr++];
 
@@ -116,7 +140,13 @@ static void ktap_probe_console(void *ignore, const char *buf, size_t len)
 	} else {
 		atomic_inc(&ktap_console.lost);
 	}
+unlock:
 	raw_spin_unlock_irqrestore(&ktap_console.lock, flags);
+	return;
+lost:
+	/* Pairs with WRITE_ONCE() in ktap_watch(): just a switch. */
+	if (READ_ONCE(ktap_console.watching))
+		atomic_inc(&ktap_console.lost);
 }
 
 static struct tracepoint *ktap_console_tp;
@@ -134,6 +164,8 @@ static void ktap_watch(bool on)
 	raw_spin_lock_irqsave(&ktap_console.lock, flags);
 	if (on) {
 		ktap_console.nr = 0;
+		ktap_console.report = false;
+		ktap_console.counted = false;
 		atomic_set(&ktap_console.lost, 0);
 	}
 	WRITE_ONCE(ktap_console.watching, on);
@@ -142,19 +174,20 @@ static void ktap_watch(bool on)
 
 /**
  * ktap_console_lines() - count console lines of the case that contain words
- * @t: the case that runs
  * @a: a string the line must contain
  * @b: another, or NULL
  *
- * Return: how many lines printed since the case began contain both.
+ * Return: how many lines printed since the case began contain both.  A
+ * case that counts fails if a line could not be kept (ktap_reports()).
  */
 static unsigned int __maybe_unused
-ktap_console_lines(struct ktap_test *t, const char *a, const char *b)
+ktap_console_lines(const char *a, const char *b)
 {
 	unsigned int i, n = 0;
 	unsigned long flags;
 
 	raw_spin_lock_irqsave(&ktap_console.lock, flags);
+	ktap_console.counted = true;
 	for (i = 0; i < ktap_console.nr; i++)
 		n += strstr(ktap_console.line[i], a) &&
 		     (!b || strstr(ktap_console.line[i], b));
@@ -196,10 +229,10 @@ static __printf(4, 5) void ktap_failed(struct ktap_test *t, const char *file,
  * Return: @cond, for a case that cannot go on without it.
  */
 #define KTAP_EXPECT(t, cond) ({					\
-	bool __ok = (cond);					\
-	if (!__ok)						\
+	bool ktap_ok_ = (cond);					\
+	if (!ktap_ok_)						\
 		ktap_fail(t, "expected %s", #cond);		\
-	__ok;							\
+	ktap_ok_;						\
 })
 
 /**
@@ -212,38 +245,30 @@ static inline void ktap_skip(struct ktap_test *t, const char *why)
 	t->skip = why;
 }
 
-static bool ktap_is_report(const char *line)
-{
-	unsigned int i;
-
-	for (i = 0; i < ARRAY_SIZE(ktap_report_marks); i++)
-		if (strstr(line, ktap_report_marks[i]))
-			return true;
-	return false;
-}
-
 /*
- * A kernel report on the console during @t fails it.  Called once the
- * watch is off: a probe that saw it on still may add a line, past the
- * ones counted here, which it does not touch.
+ * A kernel report on the console during @t fails it, quoted where its
+ * lines were kept.  Called once the watch is off, when nothing writes.
  */
 static void ktap_reports(struct ktap_test *t)
 {
-	unsigned int i, nr;
-	unsigned long flags;
+	const char *line;
+	unsigned int i;
+	int lost = atomic_read(&ktap_console.lost);
 
-	raw_spin_lock_irqsave(&ktap_console.lock, flags);
-	nr = ktap_console.nr;
-	raw_spin_unlock_irqrestore(&ktap_console.lock, flags);
-	for (i = 0; i < nr; i++)
-		if (ktap_is_report(ktap_console.line[i])) {
+	for (i = 0; i < ktap_console.nr; i++) {
+		line = ktap_console.line[i];
+		if (ktap_is_report(line, strlen(line))) {
 			t->failed = true;
-			ktap_diag(t, "a kernel report: %s",
-				  ktap_console.line[i]);
+			ktap_diag(t, "a kernel report: %s", line);
 		}
-	if (atomic_read(&ktap_console.lost))
-		ktap_diag(t, "%d console lines not looked at",
-			  atomic_read(&ktap_console.lost));
+	}
+	if (ktap_console.report && !t->failed)
+		ktap_fail(t, "a kernel report, among lines not kept");
+	if (lost && ktap_console.counted)
+		ktap_fail(t, "%d console lines not kept: the case's counts may be short",
+			  lost);
+	else if (lost)
+		ktap_diag(t, "%d console lines not kept", lost);
 }
 
 static bool ktap_run_case(const struct ktap_case *c, unsigned int nr)
@@ -287,6 +312,44 @@ static bool ktap_chosen(const char *only, const char *name)
 	return false;
 }
 
+/* The first name in @only that is no case's, or NULL. */
+static const char *ktap_unknown(const struct ktap_case *cases,
+				unsigned int n, const char *only)
+{
+	static char name[KTAP_LINE_LEN];
+	const char *p = only;
+	unsigned int i;
+	size_t len;
+
+	while (p && *p) {
+		len = strcspn(p, ",");
+		for (i = 0; i < n; i++)
+			if (strlen(cases[i].name) == len &&
+			    !strncmp(cases[i].name, p, len))
+				break;
+		if (i == n) {
+			strscpy(name, p, min_t(size_t, len + 1, sizeof(name)));
+			return name;
+		}
+		p += len + (p[len] == ',');
+	}
+	return NULL;
+}
+
+/**
+ * ktap_only_names() - whether "only" names the case, not just lets it run
+ * @t: the case that runs
+ *
+ * For a case whose aftermath the next case, or the next module, would
+ * see: it runs only when asked for by name.
+ *
+ * Return: true if "only" lists @t's name.
+ */
+static bool __maybe_unused ktap_only_names(struct ktap_test *t)
+{
+	return ktap_only && *ktap_only && ktap_chosen(ktap_only, t->name);
+}
+
 /**
  * ktap_run() - run a module's cases and print their KTAP
  * @cases: the cases
@@ -297,18 +360,16 @@ static bool ktap_chosen(const char *only, const char *name)
  * failed.
  *
  * Return: 0 once the cases have run, -ENOENT if the kernel has no
- * console tracepoint, -EINVAL if "only" names no case.
+ * console tracepoint, -EINVAL if "only" names something that is no case.
  */
 static int ktap_run(const struct ktap_case *cases, unsigned int n)
 {
-	const char *only = ktap_only;
+	const char *only = ktap_only, *unknown = ktap_unknown(cases, n, only);
 	unsigned int i, nr = 0;
 	int err;
 
-	for (i = 0; i < n; i++)
-		nr += ktap_chosen(only, cases[i].name);
-	if (!nr) {
-		pr_err(KBUILD_MODNAME ": only=%s names no case\n", only ?: "");
+	if (unknown) {
+		pr_err(KBUILD_MODNAME ": only=: no case is named %s\n", unknown);
 		return -EINVAL;
 	}
 	for_each_kernel_tracepoint(ktap_find_console, NULL);
@@ -316,6 +377,7 @@ static int ktap_run(const struct ktap_case *cases, unsigned int n)
 		pr_err(KBUILD_MODNAME ": the kernel has no console tracepoint\n");
 		return -ENOENT;
 	}
+	check_trace_callback_type_console(ktap_probe_console);
 	err = tracepoint_probe_register(ktap_console_tp,
 					(void *)ktap_probe_console, NULL);
 	if (err)
@@ -324,6 +386,8 @@ static int ktap_run(const struct ktap_case *cases, unsigned int n)
 	pr_info("1..1\n");
 	pr_info(KTAP_INDENT "KTAP version 1\n");
 	pr_info(KTAP_INDENT "# Subtest: " KBUILD_MODNAME "\n");
+	for (i = 0; i < n; i++)
+		nr += ktap_chosen(only, cases[i].name);
 	pr_info(KTAP_INDENT "1..%u\n", nr);
 	for (i = 0, nr = 0; i < n; i++)
 		if (ktap_chosen(only, cases[i].name))

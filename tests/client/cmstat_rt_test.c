@@ -224,10 +224,14 @@ static void rt_typed_case(struct ktap_test *t)
 {
 	unsigned long handed_on;
 	void **objs;
+	int err;
 
 	objs = kmalloc_array(RT_REALLOCS, sizeof(*objs), GFP_KERNEL);
 	memset(rt_objs, 0, sizeof(rt_objs));
-	if (!KTAP_EXPECT(t, objs) || !KTAP_EXPECT(t, !rt_typed_prepare()))
+	if (!KTAP_EXPECT(t, objs))
+		goto out;
+	err = rt_typed_prepare();
+	if (!KTAP_EXPECT(t, !err))
 		goto out;
 	rt_rcu_changed = 0;
 	handed_on = rt_run(rt_typed_free);

@@ -5,6 +5,6 @@
 # vmemdup_user(), memdup_array_user() and the rest), called by a module
 # adopted with the one line (tests/client/cmstat_adopt_helpers_test.c):
 # each object counts on the module's heap while held, and not once freed.
-# The module prints KTAP and its load fails if a case fails.
+# The module prints KTAP; its parameter "failed" is the verdict.
 . /etc/cmstat-check.sh
 ktap_module cmstat_adopt_helpers_test

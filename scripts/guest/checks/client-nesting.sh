@@ -5,8 +5,8 @@
 # free inside a section, sections at depths 2 and 3, a large free inside
 # a section under a raw spinlock.  Every snapshot consistent, the totals
 # exact, no sequence counter left odd once the writers stop.  The module
-# prints KTAP and its load fails if a case fails; and no reader may have
-# found a section open long enough to report it.
+# prints KTAP, and its parameter "failed" is the verdict; and no reader
+# may have found a section open long enough to report it.
 . /etc/cmstat-check.sh
 fail=0
 ktap_module cmstat_nest_test || fail=1
