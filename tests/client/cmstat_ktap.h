@@ -29,13 +29,16 @@
 #define pr_fmt(fmt) fmt
 
 #include <linux/atomic.h>
+#include <linux/err.h>
 #include <linux/kernel.h>
 #include <linux/module.h>
 #include <linux/printk.h>
 #include <linux/spinlock.h>
 #include <linux/string.h>
 #include <linux/tracepoint.h>
+#ifdef CONFIG_TRACEPOINTS
 #include <trace/events/printk.h>
+#endif
 
 struct ktap_test;
 
@@ -115,6 +118,7 @@ static bool ktap_is_report(const char *buf, size_t len)
 	return false;
 }
 
+#ifdef CONFIG_TRACEPOINTS
 static void ktap_probe_console(void *ignore, const char *buf, size_t len)
 {
 	unsigned long flags;
@@ -156,6 +160,35 @@ static void ktap_find_console(struct tracepoint *tp, void *unused)
 	if (!strcmp(tp->name, "console"))
 		ktap_console_tp = tp;
 }
+
+/* Start watching the console.  Return: 0, or why not. */
+static int ktap_console_attach(void)
+{
+	for_each_kernel_tracepoint(ktap_find_console, NULL);
+	if (!ktap_console_tp)
+		return -ENOENT;
+	check_trace_callback_type_console(ktap_probe_console);
+	return tracepoint_probe_register(ktap_console_tp,
+					 (void *)ktap_probe_console, NULL);
+}
+
+static void ktap_console_detach(void)
+{
+	tracepoint_probe_unregister(ktap_console_tp,
+				    (void *)ktap_probe_console, NULL);
+	tracepoint_synchronize_unregister();
+}
+#else
+/* No tracepoints (the KCSAN test kernel): nothing to watch, no cases. */
+static int ktap_console_attach(void)
+{
+	return -ENOENT;
+}
+
+static void ktap_console_detach(void)
+{
+}
+#endif
 
 static void ktap_watch(bool on)
 {
@@ -360,7 +393,7 @@ static bool __maybe_unused ktap_only_names(struct ktap_test *t)
  * failed.
  *
  * Return: 0 once the cases have run, -ENOENT if the kernel has no
- * console tracepoint, -EINVAL if "only" names something that is no case.
+ * console tracepoint (no CONFIG_TRACEPOINTS), -EINVAL if "only" names something that is no case.
  */
 static int ktap_run(const struct ktap_case *cases, unsigned int n)
 {
@@ -372,16 +405,12 @@ static int ktap_run(const struct ktap_case *cases, unsigned int n)
 		pr_err(KBUILD_MODNAME ": only=: no case is named %s\n", unknown);
 		return -EINVAL;
 	}
-	for_each_kernel_tracepoint(ktap_find_console, NULL);
-	if (!ktap_console_tp) {
-		pr_err(KBUILD_MODNAME ": the kernel has no console tracepoint\n");
-		return -ENOENT;
-	}
-	check_trace_callback_type_console(ktap_probe_console);
-	err = tracepoint_probe_register(ktap_console_tp,
-					(void *)ktap_probe_console, NULL);
-	if (err)
+	err = ktap_console_attach();
+	if (err) {
+		pr_err(KBUILD_MODNAME ": cannot watch the console tracepoint: %pe\n",
+		       ERR_PTR(err));
 		return err;
+	}
 	pr_info("KTAP version 1\n");
 	pr_info("1..1\n");
 	pr_info(KTAP_INDENT "KTAP version 1\n");
@@ -393,9 +422,7 @@ static int ktap_run(const struct ktap_case *cases, unsigned int n)
 		if (ktap_chosen(only, cases[i].name))
 			ktap_failed_cases += !ktap_run_case(&cases[i], ++nr);
 	pr_info("%sok 1 " KBUILD_MODNAME "\n", ktap_failed_cases ? "not " : "");
-	tracepoint_probe_unregister(ktap_console_tp,
-				    (void *)ktap_probe_console, NULL);
-	tracepoint_synchronize_unregister();
+	ktap_console_detach();
 	return 0;
 }
 
