@@ -62,28 +62,33 @@ needs_cpus() {
 	[ "${SMP:-1}" -ge "$1" ] || { echo "needs $1 CPUs"; exit 4; }
 }
 
-# ktap_module NAME [PARAM...]: load the test module /lib/cmstat/NAME.ko
+# ktap_load NAME [PARAM...]: load the test module /lib/cmstat/NAME.ko
 # with PARAMs, whose init runs its cases and prints their KTAP on the
 # console (tests/client/cmstat_ktap.h), where the host reads it as it
-# reads KUnit's; show the lines it printed under its own name (errors,
-# and cmstat_adopt_test's KTAP); read how many cases failed from its
-# parameter "failed", and unload it.  rc 1 if a case failed, or the load
-# or unload did.  The kernel's log is cleared
-# first, for the caller to search.
-ktap_module() {
+# reads KUnit's; show what it printed under its own name (errors); read
+# how many cases failed from its parameter "failed", and leave it loaded.
+# rc 1 if a case or the load failed.  The kernel's log is cleared first,
+# for the caller to search.
+ktap_load() {
 	dmesg -c > /dev/null
 	ktap_rc=0
 	m=$1
 	shift
 	insmod "/lib/cmstat/$m.ko" "$@" || ktap_rc=1
-	# What it printed under its name (cmstat_adopt_test's KTAP).
 	dmesg | sed -n "s/^.*$m: //p"
 	[ "$ktap_rc" = 1 ] && return 1
-	f=/sys/module/$m/parameters/failed
-	# cmstat_adopt_test fails its load instead.
-	[ ! -e "$f" ] || [ "$(cat "$f")" = 0 ] || ktap_rc=1
-	rmmod "$m" || ktap_rc=1
+	[ "$(cat "/sys/module/$m/parameters/failed")" = 0 ] || ktap_rc=1
 	return $ktap_rc
+}
+
+# ktap_module NAME [PARAM...]: ktap_load NAME, then unload it.  rc 1 if a
+# case, the load or the unload failed.
+ktap_module() {
+	ktap_load "$@"
+	mod_rc=$?
+	grep -q "^$1 " /proc/modules || return 1
+	rmmod "$1" || mod_rc=1
+	return $mod_rc
 }
 
 # ktap_each_load NAME [PARAM...]: ktap_module NAME with cmstat as loaded by

@@ -21,10 +21,12 @@
  *				nothing, and the slab cache's address is
  *				no typed cache's any more
  *
- * Prints KTAP, one result per case; the load fails (-EINVAL) if any case
- * failed, so that insmod's status is the verdict
- * (scripts/guest/checks/client-adopt-caches.sh).
+ * Prints KTAP through tests/client/cmstat_ktap.h (this directory's
+ * Makefile finds it), whose parameter "failed" counts the cases that
+ * failed (scripts/guest/checks/client-adopt-caches.sh).
  */
+
+#include "cmstat_ktap.h"
 
 #include <linux/fs.h>
 #include <linux/mempool.h>
@@ -33,9 +35,6 @@
 #if IS_ENABLED(CONFIG_JBD2)
 #include <linux/jbd2.h>
 #endif
-
-/* No pr_fmt of its own: adopt.h has <linux/printk.h> read first. */
-#define adopt_ktap(fmt, ...)	pr_info("cmstat_adopt_test: " fmt, ##__VA_ARGS__)
 
 #define ADOPT_OBJ_SIZE	192
 #define ADOPT_N		16
@@ -49,39 +48,36 @@ static struct kmem_cache *adopt_cache;
 static struct cmstat_heap_stats adopt_before, adopt_after;
 static void *adopt_objs[ADOPT_N];
 
-static bool adopt_read(struct cmstat_heap_stats *st)
+static bool adopt_read(struct ktap_test *t, struct cmstat_heap_stats *st)
 {
-	int err = cmstat_heap_read(cmstat_adopt_heap_of_module_init, st);
-
-	if (err)
-		adopt_ktap("    # cmstat_heap_read: %d\n", err);
-	return !err;
+	return KTAP_EXPECT(t, !cmstat_heap_read(cmstat_adopt_heap_of_module_init,
+						st));
 }
 
 /* The heap's typed-cache counts moved by exactly @mallocs and @frees. */
-static bool adopt_moved(u64 mallocs, u64 frees)
+static void adopt_moved(struct ktap_test *t, u64 mallocs, u64 frees)
 {
 	u64 m = adopt_after.cache_mallocs - adopt_before.cache_mallocs;
 	u64 f = adopt_after.cache_frees - adopt_before.cache_frees;
 
-	adopt_ktap("    # cache_mallocs +%llu (want %llu), frees +%llu (want %llu), live %llu\n",
-		   m, mallocs, f, frees, adopt_after.cache_live_objects);
-	return m == mallocs && f == frees;
+	ktap_diag(t, "cache_mallocs +%llu (want %llu), frees +%llu (want %llu), live %llu",
+		  m, mallocs, f, frees, adopt_after.cache_live_objects);
+	KTAP_EXPECT(t, m == mallocs && f == frees);
 }
 
-static bool kernel_cache_inline(void)
+static void kernel_cache_inline(struct ktap_test *t)
 {
 	int i;
 
-	if (!adopt_read(&adopt_before))
-		return false;
+	if (!adopt_read(t, &adopt_before))
+		return;
 	for (i = 0; i < ADOPT_N; i++) {
 #if IS_ENABLED(CONFIG_JBD2)
 		adopt_objs[i] = jbd2_alloc_inode(GFP_KERNEL);
 #else
 		adopt_objs[i] = __getname();
 #endif
-		if (!adopt_objs[i])
+		if (!KTAP_EXPECT(t, adopt_objs[i]))
 			break;
 	}
 	while (i--) {
@@ -91,83 +87,83 @@ static bool kernel_cache_inline(void)
 		__putname(adopt_objs[i]);
 #endif
 	}
-	adopt_ktap("    # %s\n", IS_ENABLED(CONFIG_JBD2) ?
-		"jbd2_alloc_inode() and jbd2_free_inode() on jbd2_inode_cache" :
-		"__getname() and __putname() on names_cachep");
-	return adopt_read(&adopt_after) && adopt_moved(0, 0);
+	ktap_diag(t, "%s", IS_ENABLED(CONFIG_JBD2) ?
+		  "jbd2_alloc_inode() and jbd2_free_inode() on jbd2_inode_cache" :
+		  "__getname() and __putname() on names_cachep");
+	if (adopt_read(t, &adopt_after))
+		adopt_moved(t, 0, 0);
 }
 
-static bool own_cache_counted(void)
+static void own_cache_counted(struct ktap_test *t)
 {
-	bool ok = true;
 	int i, bulk;
 
 	adopt_cache = KMEM_CACHE(adopt_obj, 0);
-	if (!adopt_cache)
-		return false;
-	if (kmem_cache_size(adopt_cache) != ADOPT_OBJ_SIZE)
-		ok = false;
-	if (!adopt_read(&adopt_before))
-		return false;
+	if (!KTAP_EXPECT(t, adopt_cache))
+		return;
+	KTAP_EXPECT(t, kmem_cache_size(adopt_cache) == ADOPT_OBJ_SIZE);
+	if (!adopt_read(t, &adopt_before))
+		return;
 	for (i = 0; i < ADOPT_N / 2; i++)
 		adopt_objs[i] = kmem_cache_alloc(adopt_cache, GFP_KERNEL);
 	for (; i < ADOPT_N - 4; i++)
 		adopt_objs[i] = kmem_cache_zalloc(adopt_cache, GFP_KERNEL);
 	bulk = kmem_cache_alloc_bulk(adopt_cache, GFP_KERNEL, 4, adopt_objs + i);
+	if (!KTAP_EXPECT(t, bulk == 4))
+		memset(adopt_objs + i, 0, 4 * sizeof(*adopt_objs));
 	for (i = 0; i < ADOPT_N; i++)
-		if (!adopt_objs[i])
-			ok = false;
-	if (!adopt_read(&adopt_after) || !adopt_moved(ADOPT_N, 0) ||
-	    adopt_after.cache_live_objects != ADOPT_N || bulk != 4)
-		ok = false;
-	kmem_cache_free_bulk(adopt_cache, 4, adopt_objs + ADOPT_N - 4);
+		KTAP_EXPECT(t, adopt_objs[i]);
+	if (adopt_read(t, &adopt_after)) {
+		adopt_moved(t, ADOPT_N, 0);
+		KTAP_EXPECT(t, adopt_after.cache_live_objects == ADOPT_N);
+	}
+	if (bulk == 4)
+		kmem_cache_free_bulk(adopt_cache, 4, adopt_objs + ADOPT_N - 4);
 	for (i = 0; i < ADOPT_N - 4; i++)
 		kmem_cache_free(adopt_cache, adopt_objs[i]);
-	if (!adopt_read(&adopt_after) || !adopt_moved(ADOPT_N, ADOPT_N) ||
-	    adopt_after.cache_live_objects)
-		ok = false;
-	return ok;
+	if (adopt_read(t, &adopt_after)) {
+		adopt_moved(t, ADOPT_N, ADOPT_N);
+		KTAP_EXPECT(t, !adopt_after.cache_live_objects);
+	}
 }
 
-static bool own_cache_mempool(void)
+static void own_cache_mempool(struct ktap_test *t)
 {
 	mempool_t *pool;
 	int i;
 
-	if (!adopt_cache || !adopt_read(&adopt_before))
-		return false;
+	if (!KTAP_EXPECT(t, adopt_cache) || !adopt_read(t, &adopt_before))
+		return;
 	pool = mempool_create_slab_pool(4, adopt_cache);
-	if (!pool)
-		return false;
+	if (!KTAP_EXPECT(t, pool))
+		return;
 	for (i = 0; i < ADOPT_N; i++)
 		adopt_objs[i] = mempool_alloc(pool, GFP_KERNEL);
 	while (i--)
 		mempool_free(adopt_objs[i], pool);
 	mempool_destroy(pool);
-	return adopt_read(&adopt_after) && adopt_moved(0, 0) &&
-	       !adopt_after.cache_live_objects;
+	if (adopt_read(t, &adopt_after)) {
+		adopt_moved(t, 0, 0);
+		KTAP_EXPECT(t, !adopt_after.cache_live_objects);
+	}
 }
 
-static bool own_cache_destroyed(void)
+static void own_cache_destroyed(struct ktap_test *t)
 {
 	struct kmem_cache *gone = adopt_cache;
 
 	kmem_cache_destroy(adopt_cache);
 	adopt_cache = NULL;
-	if (cmstat_heap_cache_of(cmstat_adopt_heap_of_module_init, gone)) {
-		adopt_ktap("    # the destroyed slab cache is still a typed cache's\n");
-		return false;
+	/* The destroyed slab cache is no typed cache's any more. */
+	KTAP_EXPECT(t, !cmstat_heap_cache_of(cmstat_adopt_heap_of_module_init,
+					     gone));
+	if (adopt_read(t, &adopt_after)) {
+		ktap_diag(t, "live_objects %llu", adopt_after.live_objects);
+		KTAP_EXPECT(t, !adopt_after.live_objects);
 	}
-	if (!adopt_read(&adopt_after))
-		return false;
-	adopt_ktap("    # live_objects %llu\n", adopt_after.live_objects);
-	return !adopt_after.live_objects;
 }
 
-static const struct {
-	const char *name;
-	bool (*fn)(void);
-} adopt_cases[] = {
+static const struct ktap_case adopt_cases[] = {
 	{ "kernel_cache_inline", kernel_cache_inline },
 	{ "own_cache_counted", own_cache_counted },
 	{ "own_cache_mempool", own_cache_mempool },
@@ -176,19 +172,10 @@ static const struct {
 
 static int __init adopt_test_init(void)
 {
-	unsigned int i, failed = 0;
-	bool ok;
+	int err = ktap_run(adopt_cases, ARRAY_SIZE(adopt_cases));
 
-	adopt_ktap("KTAP version 1\n");
-	adopt_ktap("1..%zu\n", ARRAY_SIZE(adopt_cases));
-	for (i = 0; i < ARRAY_SIZE(adopt_cases); i++) {
-		ok = adopt_cases[i].fn();
-		failed += !ok;
-		adopt_ktap("%sok %u %s\n", ok ? "" : "not ", i + 1,
-			   adopt_cases[i].name);
-	}
 	kmem_cache_destroy(adopt_cache);	/* a case failed before its own */
-	return failed ? -EINVAL : 0;
+	return err;
 }
 
 static void __exit adopt_test_exit(void)

@@ -30,12 +30,19 @@
  *			cmstat_kfree_rcu() of its objects, while kfree_rcu()
  *			still holds them: no warning (before 6.12 the slab
  *			allocator's "still has objects" unless cmstat waits)
+ *	cache_merge	three typed caches a kernel before 6.5 would merge
+ *			(Debian's 6.1 has no SLAB_NO_MERGE), two of one
+ *			geometry and one as kmalloc-96: each has a slab
+ *			cache of its own, and an unsized free of each
+ *			object counts in its own cache.  They stay until
+ *			the module unloads, for /sys/kernel/slab to be
+ *			looked at.
  *
  * Prints KTAP through cmstat_ktap.h, whose parameter "failed" counts the
  * cases that failed.
  * only=NAME[,NAME...] runs only those cases (each of the checks
  * scripts/guest/checks/client-{usercopy,realloc,kvmalloc,dma,misuse,
- * cache-rcu}.sh runs one).
+ * cache-rcu,cache-merge}.sh runs one).
  */
 
 #include "cmstat_ktap.h"
@@ -464,6 +471,79 @@ static void cache_rcu_destroy_case(struct ktap_test *t)
 	KTAP_EXPECT(t, !ktap_console_lines("left allocated", NULL));
 }
 
+/* cache_merge's heap and caches, which stay until the module unloads. */
+#define NR_MERGE	3
+static struct cmstat_heap *merge_heap;
+static struct cmstat_cache *merge_caches[NR_MERGE];
+static const char * const merge_names[NR_MERGE] = {
+	"alloc_test_merge_a", "alloc_test_merge_b", "alloc_test_merge_k"
+};
+
+static const unsigned int merge_sizes[NR_MERGE] = { 64, 64, 96 };
+
+static void merge_destroy(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < NR_MERGE; i++) {
+		cmstat_cache_destroy(merge_caches[i]);
+		merge_caches[i] = NULL;
+	}
+	if (merge_heap)
+		cmstat_heap_destroy(merge_heap);
+	merge_heap = NULL;
+}
+
+/* Each cache counted what was allocated from it, and nothing else. */
+static void merge_counted(struct ktap_test *t)
+{
+	struct cmstat_cache_stats st;
+	unsigned int i;
+
+	for (i = 0; i < NR_MERGE; i++) {
+		if (!KTAP_EXPECT(t, !cmstat_cache_read(merge_caches[i], &st)))
+			continue;
+		ktap_diag(t, "%s: mallocs %llu frees %llu", merge_names[i],
+			  st.mallocs, st.frees);
+		KTAP_EXPECT(t, st.mallocs == 1 && st.frees == 1);
+	}
+}
+
+static void cache_merge_case(struct ktap_test *t)
+{
+	struct kmem_cache *kmalloc_96;
+	unsigned int i;
+	void *obj;
+
+	merge_heap = cmstat_heap_create("alloc_test_merge");
+	if (!KTAP_EXPECT(t, !IS_ERR(merge_heap))) {
+		merge_heap = NULL;
+		return;
+	}
+	for (i = 0; i < NR_MERGE; i++) {
+		merge_caches[i] = cmstat_cache_create(merge_heap, merge_names[i],
+						      merge_sizes[i], 0, 0,
+						      NULL);
+		if (!KTAP_EXPECT(t, merge_caches[i]))
+			return;
+	}
+	obj = kmalloc(96, GFP_KERNEL);
+	if (!KTAP_EXPECT(t, obj))
+		return;
+	kmalloc_96 = cmstat_slab_cache_of(obj);
+	kfree(obj);
+	KTAP_EXPECT(t, merge_caches[0]->slab != merge_caches[1]->slab);
+	KTAP_EXPECT(t, merge_caches[2]->slab != kmalloc_96);
+	/* An unsized free finds the cache by the object's slab cache. */
+	for (i = 0; i < NR_MERGE; i++) {
+		obj = cmstat_cache_alloc(merge_caches[i], GFP_KERNEL);
+		if (!KTAP_EXPECT(t, obj))
+			return;
+		cmstat_kfree(merge_heap, obj);
+	}
+	merge_counted(t);
+}
+
 static const struct ktap_case alloc_cases[] = {
 	{ "align", align_case },
 	{ "realloc", realloc_case },
@@ -471,6 +551,7 @@ static const struct ktap_case alloc_cases[] = {
 	{ "kvmalloc", kvmalloc_case },
 	{ "wrong_size_and_heap", wrong_size_and_heap_case },
 	{ "cache_rcu_destroy", cache_rcu_destroy_case },
+	{ "cache_merge", cache_merge_case },
 };
 
 static int __init alloc_test_init(void)
@@ -487,6 +568,7 @@ static int __init alloc_test_init(void)
 
 static void __exit alloc_test_exit(void)
 {
+	merge_destroy();
 }
 
 module_init(alloc_test_init);

@@ -50,17 +50,7 @@
  *		be), "recycle_a" of 136-byte objects or "recycle_b" of 152;
  *		"recycle": destroy that cache and create the other, which
  *		gets its column, allocating nothing from it;
- *		"recycle_end": destroy the cache and the heap;
- *		"merge_destroy": destroy the typed caches "merge" made.
- *	stats	read(): one snapshot of the heap "client", with the
- *		identities cmstat_heap_stats_valid() checks.
- *	merge	read(): create three typed caches of the heap "client" that
- *		a kernel before 6.5 would merge, "client_merge_a" and
- *		"client_merge_b" of 64-byte objects and "client_merge_k" of
- *		96, as kmalloc-96; allocate an object from each and free it
- *		with cmstat_kfree(); say whether their slab caches are
- *		distinct and what each cache counted.  They stay until
- *		"merge_destroy", for /sys/kernel/slab to be looked at.
+ *		"recycle_end": destroy the cache and the heap.
  *
  * Only cmstat's exported API and headers are used, as by any client.
  */
@@ -135,15 +125,6 @@ static unsigned int recycle_which;
 static const char * const recycle_names[] = { "recycle_a", "recycle_b" };
 static const unsigned int recycle_sizes[] = { 136, 152 };
 
-/* "merge": caches a kernel before 6.5 would merge, and kmalloc-96's. */
-#define NR_MERGE	3
-static struct cmstat_cache *merge_caches[NR_MERGE];
-static const char * const merge_names[NR_MERGE] = {
-	"client_merge_a", "client_merge_b", "client_merge_k"
-};
-
-static const unsigned int merge_sizes[NR_MERGE] = { 64, 64, 96 };
-
 /* The set "leak" writes in the sections it leaves open; its thread's end. */
 static struct cmstat_counters *leak_set;
 static DECLARE_COMPLETION(leak_done);
@@ -188,90 +169,6 @@ static const struct file_operations buf_fops = {
 	.read = buf_read,
 	.llseek = default_llseek,
 };
-
-static int stats_show(struct seq_file *m, void *unused)
-{
-	struct cmstat_heap_stats *st = kmalloc(sizeof(*st), GFP_KERNEL);
-	int err = st ? cmstat_heap_read(client_heap, st) : -ENOMEM;
-
-	if (!err)
-		seq_printf(m, "epoch %llu live_objects %llu live_bytes %llu mallocs %llu frees %llu valid %d\n",
-			   st->epoch, st->live_objects, st->live_bytes,
-			   st->mallocs, st->frees, cmstat_heap_stats_valid(st));
-	kfree(st);
-	return err;
-}
-DEFINE_SHOW_ATTRIBUTE(stats);
-
-static void merge_destroy(void)
-{
-	unsigned int i;
-
-	for (i = 0; i < NR_MERGE; i++) {
-		cmstat_cache_destroy(merge_caches[i]);
-		merge_caches[i] = NULL;
-	}
-}
-
-static int merge_show(struct seq_file *m, void *unused)
-{
-	struct cmstat_cache_stats st;
-	unsigned int i, bad = 0;
-	struct kmem_cache *k;
-	void *obj;
-	int err = 0;
-
-	mutex_lock(&client_lock);
-	merge_destroy();
-	for (i = 0; i < NR_MERGE && !err; i++) {
-		merge_caches[i] = cmstat_cache_create(client_heap,
-						      merge_names[i],
-						      merge_sizes[i], 0, 0,
-						      NULL);
-		if (!merge_caches[i])
-			err = -ENOMEM;
-	}
-	obj = err ? NULL : kmalloc(96, GFP_KERNEL);
-	if (!obj) {
-		err = -ENOMEM;
-		goto out;
-	}
-	k = cmstat_slab_cache_of(obj);
-	kfree(obj);
-	if (merge_caches[0]->slab == merge_caches[1]->slab)
-		bad++;
-	if (merge_caches[2]->slab == k)
-		bad++;
-	seq_printf(m, "client_merge_a and client_merge_b: %s slab caches\n",
-		   merge_caches[0]->slab == merge_caches[1]->slab ?
-		   "the same" : "distinct");
-	seq_printf(m, "client_merge_k and kmalloc-96: %s slab caches\n",
-		   merge_caches[2]->slab == k ? "the same" : "distinct");
-	/* An unsized free finds the cache by the object's slab. */
-	for (i = 0; i < NR_MERGE; i++) {
-		obj = cmstat_cache_alloc(merge_caches[i], GFP_KERNEL);
-		if (!obj) {
-			err = -ENOMEM;
-			goto out;
-		}
-		cmstat_kfree(client_heap, obj);
-	}
-	for (i = 0; i < NR_MERGE; i++) {
-		err = cmstat_cache_read(merge_caches[i], &st);
-		if (err)
-			goto out;
-		if (st.mallocs != 1 || st.frees != 1)
-			bad++;
-		seq_printf(m, "%s: mallocs %llu frees %llu live_objects %lld\n",
-			   merge_names[i], st.mallocs, st.frees,
-			   (s64)st.live_objects);
-	}
-	seq_printf(m, "%u wrong\n", bad);
-out:
-	mutex_unlock(&client_lock);
-	return err;
-}
-DEFINE_SHOW_ATTRIBUTE(merge);
 
 /* A free the contract forbids; returns 0 or -ENOMEM. */
 static int misuse_kfree(void)
@@ -736,10 +633,6 @@ static int misuse_run(char *cmd)
 		recycle_end();
 		return 0;
 	}
-	if (!strcmp(cmd, "merge_destroy")) {
-		merge_destroy();
-		return 0;
-	}
 	if (!strcmp(cmd, "cache_orphan"))
 		return cache_orphan();
 	if (!strcmp(cmd, "cache_orphan_free")) {
@@ -781,9 +674,7 @@ static int __init client_init(void)
 		return PTR_ERR(client_heap);
 	client_dir = debugfs_create_dir(KBUILD_MODNAME, NULL);
 	debugfs_create_file("buf", 0600, client_dir, NULL, &buf_fops);
-	debugfs_create_file("stats", 0400, client_dir, NULL, &stats_fops);
 	debugfs_create_file("misuse", 0200, client_dir, NULL, &misuse_fops);
-	debugfs_create_file("merge", 0400, client_dir, NULL, &merge_fops);
 	return 0;
 }
 
@@ -798,7 +689,6 @@ static void __exit client_exit(void)
 	misuse_stop(&linger_task, linger_set);
 	if (recycle_heap)
 		recycle_end();
-	merge_destroy();
 	if (cycle_heap)
 		cycle_destroy();
 	cmstat_heap_destroy(new_heap);

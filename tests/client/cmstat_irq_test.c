@@ -31,8 +31,6 @@
 
 #include "cmstat_ktap.h"
 
-#include <linux/completion.h>
-#include <linux/hrtimer.h>
 #include <linux/interrupt.h>
 #include <linux/module.h>
 #include <linux/slab.h>
@@ -138,23 +136,19 @@ static void softirq_gfp_kernel_case(struct ktap_test *t)
 }
 
 #define HARD_LARGE_SIZE	(3 * PAGE_SIZE)
-static struct hrtimer hard_timer;
-static DECLARE_COMPLETION(hard_done);
 static struct cmstat_cache *hard_cache;
 static void *hard_sized, *hard_unsized, *hard_typed, *hard_large;
 static void *hard_obj;
 static bool hard_in_hardirq;
 
-static enum hrtimer_restart hard_timer_fn(struct hrtimer *t)
+/* A driver's interrupt handler: ktap_run_in_hardirq() runs it. */
+static void hard_handler(void *unused)
 {
-	hard_in_hardirq = in_hardirq();
 	hard_obj = cmstat_alloc(irq_heap, 64, GFP_ATOMIC);
 	cmstat_free(irq_heap, hard_sized, 64);
 	cmstat_kfree(irq_heap, hard_unsized);
 	cmstat_cache_free(hard_cache, hard_typed);
 	cmstat_free(irq_heap, hard_large, HARD_LARGE_SIZE);
-	complete(&hard_done);
-	return HRTIMER_NORESTART;
 }
 
 /* The four objects the timer frees. */
@@ -206,11 +200,7 @@ static void hard_round(struct ktap_test *t, struct cmstat_heap_stats *before,
 		return;
 	read = KTAP_EXPECT(t, !cmstat_heap_read(irq_heap, before));
 	handed_on = cmstat_frees_handed_on();
-	reinit_completion(&hard_done);
-	hrtimer_start(&hard_timer, ns_to_ktime(1000),
-		      HRTIMER_MODE_REL_PINNED_HARD);
-	wait_for_completion(&hard_done);
-	hrtimer_cancel(&hard_timer);	/* until its callback has returned */
+	hard_in_hardirq = ktap_run_in_hardirq(hard_handler, NULL);
 	handed_on = cmstat_frees_handed_on() - handed_on;
 	if (read && KTAP_EXPECT(t, !cmstat_heap_read(irq_heap, after)))
 		hard_moved(t, before, after, handed_on);
@@ -233,7 +223,7 @@ static void hardirq_case(struct ktap_test *t)
 	cmstat_cache_destroy(hard_cache);
 	kfree(after);
 	kfree(before);
-	KTAP_EXPECT(t, ktap_console_lines("PREEMPT_RT", "hard_timer_fn") ==
+	KTAP_EXPECT(t, ktap_console_lines("PREEMPT_RT", "hard_handler") ==
 		    IS_ENABLED(CONFIG_PREEMPT_RT));
 }
 
@@ -250,8 +240,6 @@ static int __init irq_test_init(void)
 	if (IS_ERR(irq_heap))
 		return PTR_ERR(irq_heap);
 	tasklet_setup(&softirq_tasklet, softirq_fn);
-	cmstat_hrtimer_setup(&hard_timer, hard_timer_fn, CLOCK_MONOTONIC,
-			     HRTIMER_MODE_REL_PINNED_HARD);
 	err = ktap_run(irq_cases, ARRAY_SIZE(irq_cases));
 	tasklet_kill(&softirq_tasklet);
 	cmstat_heap_destroy(irq_heap);

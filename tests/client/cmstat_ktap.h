@@ -29,7 +29,9 @@
 #define pr_fmt(fmt) fmt
 
 #include <linux/atomic.h>
+#include <linux/completion.h>
 #include <linux/err.h>
+#include <linux/hrtimer.h>
 #include <linux/kernel.h>
 #include <linux/module.h>
 #include <linux/printk.h>
@@ -39,6 +41,8 @@
 #ifdef CONFIG_TRACEPOINTS
 #include <trace/events/printk.h>
 #endif
+
+#include <cmstat/compat.h>
 
 struct ktap_test;
 
@@ -319,6 +323,54 @@ static bool ktap_run_case(const struct ktap_case *c, unsigned int nr)
 		pr_info(KTAP_INDENT "%sok %u %s\n", t.failed ? "not " : "",
 			nr, c->name);
 	return !t.failed;
+}
+
+/*
+ * ktap_run_in_hardirq()'s timer, and what it runs.  A hard timer: one that
+ * expires in the timer interrupt, PREEMPT_RT's included.
+ */
+static struct {
+	struct hrtimer timer;
+	struct completion done;
+	void (*fn)(void *arg);
+	void *arg;
+	bool in_hardirq;
+} ktap_hardirq __maybe_unused;
+
+static enum hrtimer_restart __maybe_unused
+ktap_hardirq_expired(struct hrtimer *timer)
+{
+	ktap_hardirq.in_hardirq = in_hardirq();
+	ktap_hardirq.fn(ktap_hardirq.arg);
+	complete(&ktap_hardirq.done);
+	return HRTIMER_NORESTART;
+}
+
+/**
+ * ktap_run_in_hardirq() - run a function in hard interrupt context
+ * @fn: the function
+ * @arg: its argument
+ *
+ * From a hard hrtimer on this CPU, a microsecond from now; returns once
+ * @fn has returned and the timer is done with.  Not reentrant: one case
+ * runs at a time.
+ *
+ * Return: whether @fn ran in hard interrupt context, as a case expects.
+ */
+static bool __maybe_unused ktap_run_in_hardirq(void (*fn)(void *arg), void *arg)
+{
+	ktap_hardirq.fn = fn;
+	ktap_hardirq.arg = arg;
+	ktap_hardirq.in_hardirq = false;
+	init_completion(&ktap_hardirq.done);
+	cmstat_hrtimer_setup(&ktap_hardirq.timer, ktap_hardirq_expired,
+			     CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED_HARD);
+	hrtimer_start(&ktap_hardirq.timer, ns_to_ktime(1000),
+		      HRTIMER_MODE_REL_PINNED_HARD);
+	wait_for_completion(&ktap_hardirq.done);
+	/* complete() is not the callback's end: wait for that too. */
+	hrtimer_cancel(&ktap_hardirq.timer);
+	return ktap_hardirq.in_hardirq;
 }
 
 static unsigned int ktap_failed_cases;

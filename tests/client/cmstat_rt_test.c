@@ -23,8 +23,6 @@
 
 #include "cmstat_ktap.h"
 
-#include <linux/completion.h>
-#include <linux/hrtimer.h>
 #include <linux/module.h>
 #include <linux/rcupdate.h>
 #include <linux/slab.h>
@@ -37,18 +35,14 @@
 static struct cmstat_heap *rt_heap;
 
 /* Each case runs the same work twice: the timer's half, then the lock's. */
-static struct hrtimer rt_timer;
-static DECLARE_COMPLETION(rt_done);
 static DEFINE_RAW_SPINLOCK(rt_lock);
 static void (*rt_work)(unsigned int half);
 static bool rt_in_hardirq;
 
-static enum hrtimer_restart rt_timer_fn(struct hrtimer *t)
+/* The timer's half: ktap_run_in_hardirq() runs it. */
+static void rt_hardirq_half(void *unused)
 {
-	rt_in_hardirq = in_hardirq();
 	rt_work(0);
-	complete(&rt_done);
-	return HRTIMER_NORESTART;
 }
 
 /*
@@ -60,11 +54,7 @@ static unsigned long rt_run(void (*work)(unsigned int half))
 	unsigned long handed_on = cmstat_frees_handed_on();
 
 	rt_work = work;
-	reinit_completion(&rt_done);
-	hrtimer_start(&rt_timer, ns_to_ktime(1000),
-		      HRTIMER_MODE_REL_PINNED_HARD);
-	wait_for_completion(&rt_done);
-	hrtimer_cancel(&rt_timer);	/* until its callback has returned */
+	rt_in_hardirq = ktap_run_in_hardirq(rt_hardirq_half, NULL);
 	raw_spin_lock(&rt_lock);
 	work(1);
 	raw_spin_unlock(&rt_lock);
@@ -394,8 +384,6 @@ static int __init rt_test_init(void)
 	rt_heap = cmstat_heap_create("rt_test");
 	if (IS_ERR(rt_heap))
 		return PTR_ERR(rt_heap);
-	cmstat_hrtimer_setup(&rt_timer, rt_timer_fn, CLOCK_MONOTONIC,
-			     HRTIMER_MODE_REL_PINNED_HARD);
 	err = ktap_run(rt_cases, ARRAY_SIZE(rt_cases));
 	cmstat_heap_destroy(rt_heap);
 	return err;

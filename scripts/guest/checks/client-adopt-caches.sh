@@ -5,17 +5,12 @@
 # scripts/adopt-build.sh): a kernel header's inline on the kernel's cache
 # (jbd2_alloc_inode(), where the kernel has jbd2), its own cache counted
 # exactly, handed to mempool_create_slab_pool() and not counted there,
-# destroyed with nothing live.  The module prints KTAP and its load fails
-# if a case fails; no kernel report may follow.
+# destroyed with nothing live.  The module prints KTAP through
+# tests/client/cmstat_ktap.h, which fails a case that a kernel report
+# interrupts.
 . /etc/cmstat-check.sh
 . /etc/cmstat-adopt.sh
 [ -e /lib/cmstat/cmstat_adopt_test.ko ] ||
 	{ echo "no adopted modules were built for this kernel"; exit 4; }
-fail=0
 adopt_deps || exit 1
-ktap_module cmstat_adopt_test || fail=1
-if dmesg | grep -E 'BUG:|Oops|WARNING:|general protection'; then
-	echo "a kernel report"
-	fail=1
-fi
-exit $fail
+ktap_module cmstat_adopt_test
