@@ -27,6 +27,14 @@
 #   make bench-peers  cmstat's accounting against allocation profiling and
 #                     SLUB_STATS, in a kernel built with them and cached
 #                     (scripts/kernel.sh peers); RUNS=N, PEERS_CPUS="1 4"
+#   make intree KSRC=/path/to/linux [MAINTAINER='Name <address>']
+#                     put cmstat into a kernel tree as a series of four
+#                     patches (git am in a git tree, patch -p1 otherwise),
+#                     for kunit.py run --kunitconfig=lib/cmstat
+#   make kunit-intree KSRC="tree..." [KUNIT_ARCH=x86_64|arm64]
+#                     that, on copies of the trees, and kunit.py's run in
+#                     each: on UML, as make check does, or under QEMU
+#                     with KUNIT_CPUS=N vCPUs (default 4)
 #
 # Knobs for check: SMP=N (vCPUs, default 4), FILTER=glob (KUnit suite.case),
 # KCSAN=0 (skip the KCSAN kernel), DEBUG_VMS=N (VMs sharing the debug
@@ -110,4 +118,11 @@ bench-peers:
 deb:
 	bash scripts/deb.sh $(DEB_DIR)
 
-.PHONY: all modules clean install-paths install uninstall version check lint demo bench bench-peers deb
+intree:
+	@test -n "$(KSRC)" || { echo "make intree KSRC=/path/to/linux" >&2; exit 1; }
+	python3 scripts/intree.py "$(KSRC)" $(if $(MAINTAINER),--maintainer "$(MAINTAINER)")
+
+kunit-intree:
+	bash scripts/kunit-intree.sh $(or $(KSRC),$(error make kunit-intree KSRC=/path/to/linux...))
+
+.PHONY: all modules clean install-paths install uninstall version check lint demo bench bench-peers deb intree kunit-intree

@@ -108,7 +108,11 @@ static void __exit cmstat_exit(void)
 	pr_info("unloaded\n");
 }
 
-module_init(cmstat_init);
+/*
+ * Built in (a kernel tree, Kconfig's CMSTAT=y), before the device
+ * initcalls of clients built in too; as a module, module_init().
+ */
+subsys_initcall(cmstat_init);
 module_exit(cmstat_exit);
 
 MODULE_DESCRIPTION("Consistent per-CPU memory statistics and a size-class allocator");

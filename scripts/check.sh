@@ -248,6 +248,11 @@ stage lint env LINT_TREE="$BUILDDIR/debug" bash "$CMSTAT_ROOT/scripts/lint.sh" "
 stage adopt-sweep bash "$CMSTAT_ROOT/scripts/adopt-sweep.sh" "$KSRC" \
 	"/usr/src/linux-headers-$PKG_ABI" "$(stock_kernel_dir "$PKG_ABI")/lib/modules/$PKG_ABI" \
 	"$BUILDDIR/stock-$PKG_ABI" "$BUILDDIR/adopt-sweep"
+# cmstat in a kernel tree (scripts/intree.py), its KUnit suites run by
+# kunit.py on UML: in Debian 12's 6.12 source and in the newest Debian 13
+# has (the next flavour's).
+stage kunit-uml bash "$CMSTAT_ROOT/scripts/kunit-intree.sh" "$KSRC" \
+	"$(trixie_source "$(trixie_headers backports)")"
 # The instruction budgets: one more, short VM, of the stock 6.12 kernel,
 # with the modules built against its headers.
 stage budget env LOGDIR="$LOGDIR" bash "$CMSTAT_ROOT/scripts/budget.sh" \
