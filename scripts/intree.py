@@ -120,8 +120,7 @@ def maintainers_entry(maintainer):
         "S:\tMaintained",
         "F:\t" + DOC_DIR + "/",
         "F:\tinclude/cmstat/",
-        "F:\tlib/cmstat/",
-        "", ""])
+        "F:\tlib/cmstat/"])
 
 
 def add_to_maintainers(text, maintainer):
@@ -139,7 +138,8 @@ def add_to_maintainers(text, maintainer):
                     lines[i + 1][:2] in ("M:", "R:", "L:", "S:"))
         if (is_title and title[0] == MAINTAINERS_TITLE[0] and
                 title.upper() > MAINTAINERS_TITLE):
-            lines.insert(i, maintainers_entry(maintainer).rstrip("\n") + "\n")
+            # The entry, and the blank line before the next.
+            lines.insert(i, maintainers_entry(maintainer) + "\n")
             return "\n".join(lines)
     die("MAINTAINERS: found no place for the entry")
 

@@ -51,7 +51,10 @@ intree_copy() {
 run() {
 	local src=$1 ver tree build log ktap ok=1 kunit
 	ver=$(basename "$src")
+	# One copy per architecture, as each has its build directory: UML's
+	# without a suffix.
 	tree=$CMSTAT_CACHE/intree/$ver
+	[ "$ARCH" = um ] || tree+=-$ARCH
 	build=$CMSTAT_CACHE/kunit-$ARCH/$ver
 	log=$BUILDDIR/kunit-$ARCH-$ver.log
 	ktap=$BUILDDIR/kunit-$ARCH-$ver.ktap
@@ -72,6 +75,19 @@ run() {
 	[ "$ok" = 1 ] || ktap_diag "$(tail -n 20 "$log")"
 	ktap_subtest "kunit.py run --kunitconfig=lib/cmstat, $ARCH, $ver" \
 		"$ktap" "$((1 - ok))"
+	[ "$ok" = 1 ] && [ "$ARCH" = um ] && built_clean "$tree" "$build" "$ver"
+}
+
+# built_clean TREE BUILD VER: lib/cmstat compiled again in TREE's build
+# directory BUILD with W=1 and sparse (C=2), which kunit.py does not use:
+# built in and uniprocessor, warnings kunit.py would not show.
+built_clean() {
+	local log=$BUILDDIR/kunit-um-$3-W1.log clean=0
+	make -C "$1" ARCH=um O="$2" W=1 C=2 -j"$JOBS" lib/cmstat/ >"$log" 2>&1 &&
+		! grep -qE 'warning:|error:' "$log" && clean=1
+	[ "$clean" = 1 ] || ktap_diag "$(grep -E 'warning:|error:' "$log" | head -n 20)"
+	ktap_result "lib/cmstat in $3, built in on UML: W=1 and sparse clean" \
+		"$clean" "log $log"
 }
 
 ensure_pkgs python3 patch git
