@@ -32,6 +32,7 @@
 #                     patches (git am in a git tree, patch -p1 otherwise),
 #                     for kunit.py run --kunitconfig=lib/cmstat
 #   make kunit-intree KSRC="tree..." [KUNIT_ARCH=x86_64|arm64]
+#   make drgn-check     cmstat-drgn on dumps of a stock 6.12 guest's memory
 #                     that, on copies of the trees, and kunit.py's run in
 #                     each: on UML, as make check does, or under QEMU
 #                     with KUNIT_CPUS=N vCPUs (default 4)
@@ -125,4 +126,7 @@ intree:
 kunit-intree:
 	bash scripts/kunit-intree.sh $(or $(KSRC),$(error make kunit-intree KSRC=/path/to/linux...))
 
-.PHONY: all modules clean install-paths install uninstall version check lint demo bench bench-peers deb intree kunit-intree
+drgn-check:
+	bash scripts/drgn-check.sh
+
+.PHONY: all modules clean install-paths install uninstall version check lint demo bench bench-peers deb intree kunit-intree drgn-check

@@ -10,9 +10,10 @@
 # on i386 (scripts/i386-check.sh), adopts modules of every kind from the
 # kernel source (scripts/adopt-sweep.sh), runs the lint gates
 # (scripts/lint.sh) and the packaging checks (scripts/packaging.sh), holds
-# the fast paths to their instruction budgets (scripts/budget.sh), and
-# checks the Debian packages' output in the stock VM (scripts/deb-check.sh
-# report).
+# the fast paths to their instruction budgets (scripts/budget.sh), reads
+# dumps of a stock VM's memory with cmstat-drgn (scripts/drgn-check.sh),
+# and checks the Debian packages' output in the stock VM
+# (scripts/deb-check.sh report).
 #
 # Every stage prints one KTAP document; they are nested as the subtests of
 # one document, $LOGDIR/check.ktap, which the kernel tree's kunit.py
@@ -31,8 +32,8 @@
 #                  failing VM are also copied to LOGDIR/failed-<time>-*.
 #   CMSTAT_CACHE   kernel and package cache (default ~/.cache/cmstat)
 #   ONLY=a,b       a developer's loop: only these flavours (their builds and
-#                  VMs), without the packaging, i386, lint, budget and
-#                  Debian-package stages; not a test run of record
+#                  VMs), without the packaging, i386, lint, budget, drgn
+#                  and Debian-package stages; not a test run of record
 #   CHECKS="a b"   only these checks (scripts/guest/checks/NAME.sh), with ONLY
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -256,6 +257,10 @@ stage kunit-uml bash "$CMSTAT_ROOT/scripts/kunit-intree.sh" "$KSRC" \
 # The instruction budgets: one more, short VM, of the stock 6.12 kernel,
 # with the modules built against its headers.
 stage budget env LOGDIR="$LOGDIR" bash "$CMSTAT_ROOT/scripts/budget.sh" \
+	"$BUILDDIR/stock-$(stock_abi 6.12)"
+# cmstat-drgn on two dumps of a stock 6.12 VM's memory, against the
+# guest's own cuts (scripts/drgn-check.sh).
+stage drgn env LOGDIR="$LOGDIR" bash "$CMSTAT_ROOT/scripts/drgn-check.sh" \
 	"$BUILDDIR/stock-$(stock_abi 6.12)"
 }
 vm_wait_all

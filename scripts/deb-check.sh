@@ -77,7 +77,11 @@ check_contents() {
 	cmp -s "$CMSTAT_ROOT/scripts/cmstat-adopt-check" "$tools/usr/bin/cmstat-adopt-check" &&
 		[ -x "$tools/usr/bin/cmstat-adopt-check" ] ||
 		fail "cmstat-tools: usr/bin/cmstat-adopt-check missing, not executable or not the tree's"
+	cmp -s "$CMSTAT_ROOT/scripts/cmstat-drgn" "$tools/usr/bin/cmstat-drgn" &&
+		[ -x "$tools/usr/bin/cmstat-drgn" ] ||
+		fail "cmstat-tools: usr/bin/cmstat-drgn missing, not executable or not the tree's"
 	for want in usr/share/man/man8/cmstat.8.gz usr/share/man/man1/cmstat-adopt-check.1.gz \
+		usr/share/man/man1/cmstat-drgn.1.gz \
 		lib/systemd/system/cmstat-prometheus.service \
 		lib/systemd/system/cmstat-prometheus.timer; do
 		[ -f "$tools/$want" ] || fail "cmstat-tools: no $want"
@@ -110,7 +114,8 @@ man_warnings() {
 	[ -s "$2" ] || echo "man -l rendered nothing of $1"
 }
 
-# check_man: the packaged cmstat(8) and cmstat-adopt-check(1) render
+# check_man: the packaged cmstat(8), cmstat-adopt-check(1) and
+# cmstat-drgn(1) render
 # without a warning (man --warnings, groff -ww); cmstat(8)'s options are
 # those of the packaged "cmstat --help", both ways, and the debugfs files
 # it names those the viewer reads.
@@ -119,7 +124,9 @@ check_man() {
 	local viewer=$tools/usr/sbin/cmstat man_opts help_opts d v
 	fail_if_any warnings "$(man_warnings "$page" "$text"
 		man_warnings "$tools/usr/share/man/man1/cmstat-adopt-check.1.gz" \
-			"$work/cmstat-adopt-check.1.txt")"
+			"$work/cmstat-adopt-check.1.txt"
+		man_warnings "$tools/usr/share/man/man1/cmstat-drgn.1.gz" \
+			"$work/cmstat-drgn.1.txt")"
 	# The options: the tags of the OPTIONS section, and every option the
 	# usage names.
 	man_opts=$(awk '/^[A-Z]/ { on = ($0 == "OPTIONS") } on && /^       -/' "$text" | options)

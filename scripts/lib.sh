@@ -33,7 +33,8 @@ ensure_pkgs() {
 
 # Packages every build or VM run needs.
 HOST_PKGS=(make gcc bc flex bison libelf-dev libssl-dev cpio xz-utils kmod
-	perl python3 qemu-system-x86 busybox-static sparse shellcheck linux-source-6.12)
+	perl python3 python3-drgn qemu-system-x86 busybox-static sparse shellcheck
+	linux-source-6.12)
 
 # What building and checking the Debian packages needs (scripts/deb.sh,
 # scripts/deb-check.sh): systemd for systemd-analyze, prometheus for
@@ -81,6 +82,25 @@ stock_kernel_dir() {
 		touch "$dir/.done"
 	fi
 	echo "$dir/root"
+}
+
+# stock_vmlinux ABI: the vmlinux with debug info of Debian's kernel ABI,
+# from its -dbg package (about 1 GB, downloaded once; only vmlinux, a
+# third of it unpacked, is kept), for drgn.
+stock_vmlinux() {
+	local dir="$CMSTAT_CACHE/dbg/$1" pkg="linux-image-$1-dbg"
+	if [ ! -e "$dir/.done" ]; then
+		rm -rf "$dir" && mkdir -p "$dir/deb"
+		download_deb "$dir/deb" "$pkg" ||
+			{ apt-get update -qq >&2 && download_deb "$dir/deb" "$pkg"; } ||
+			die "cannot download $pkg"
+		dpkg-deb --fsys-tarfile "$dir"/deb/*.deb |
+			tar -xO "./usr/lib/debug/boot/vmlinux-$1" >"$dir/vmlinux" ||
+			die "cannot unpack vmlinux-$1 from $pkg"
+		rm -rf "$dir/deb"
+		touch "$dir/.done"
+	fi
+	echo "$dir/vmlinux"
 }
 
 # The cross compiler and emulator of the arm64 VM.

@@ -107,15 +107,17 @@ vm_clock() {
 # LOG; QEMU's status, 124 on timeout.  With VM_DISK, that raw image is the
 # guest's /dev/vda, its writes kept in a temporary file (snapshot=on), so
 # that a boot leaves the image as it found it.  With VM_PIN, QEMU and all
-# its threads run on those host CPUs only (taskset's list).
+# its threads run on those host CPUs only (taskset's list).  VM_QEMU_ARGS:
+# more of QEMU's arguments, words split at blanks (devices, a monitor).
 boot_once() {
 	local kernel=$1 initrd=$2 log=$3 tmo=$4 smp=$5
 	shift 5
-	# shellcheck disable=SC2046 # vm_qemu's and vm_accel's words are separate arguments
+	# shellcheck disable=SC2046,SC2086 # vm_qemu's, vm_accel's and VM_QEMU_ARGS's words are separate arguments
 	${VM_PIN:+taskset -c "$VM_PIN"} timeout --kill-after=10 "$tmo" $(vm_qemu) \
 		$(vm_accel) -smp "$smp" -m 2G \
 		-kernel "$kernel" -initrd "$initrd" \
 		${VM_DISK:+-drive "file=$VM_DISK,format=raw,if=virtio,snapshot=on"} \
+		${VM_QEMU_ARGS:-} \
 		-append "console=$(vm_console) panic=-1 oops=panic printk.devkmsg=on cmstat.smp=$smp $(vm_clock) $*" \
 		-nographic -no-reboot </dev/null >"$log" 2>"$log.qemu"
 }
