@@ -66,17 +66,22 @@ download_deb() {
 	(cd "$dir" && apt-get "$@" download -qq -o APT::Sandbox::User=root "$pkg" >&2)
 }
 
+# fresh_deb DIR PKG: DIR emptied, and PKG's .deb in DIR/deb; once more
+# after an apt-get update, for a stale package list.
+fresh_deb() {
+	rm -rf "$1" && mkdir -p "$1/deb"
+	download_deb "$1/deb" "$2" ||
+		{ apt-get update -qq >&2 && download_deb "$1/deb" "$2"; } ||
+		die "cannot download $2"
+}
+
 # stock_kernel_dir ABI: unpack Debian's unsigned image for ABI (downloaded
 # with apt, not installed, so the host's /boot is left alone) and print the
 # directory holding boot/vmlinuz-ABI.
 stock_kernel_dir() {
 	local dir="$CMSTAT_CACHE/stock/$1" pkg="linux-image-$1-unsigned"
 	if [ ! -e "$dir/.done" ]; then
-		rm -rf "$dir" && mkdir -p "$dir/deb"
-		# Once more after an apt-get update, for a stale package list.
-		download_deb "$dir/deb" "$pkg" ||
-			{ apt-get update -qq >&2 && download_deb "$dir/deb" "$pkg"; } ||
-			die "cannot download $pkg"
+		fresh_deb "$dir" "$pkg"
 		dpkg-deb -x "$dir"/deb/*.deb "$dir/root" || die "cannot unpack $pkg"
 		rm -rf "$dir/deb"
 		touch "$dir/.done"
@@ -90,10 +95,7 @@ stock_kernel_dir() {
 stock_vmlinux() {
 	local dir="$CMSTAT_CACHE/dbg/$1" pkg="linux-image-$1-dbg"
 	if [ ! -e "$dir/.done" ]; then
-		rm -rf "$dir" && mkdir -p "$dir/deb"
-		download_deb "$dir/deb" "$pkg" ||
-			{ apt-get update -qq >&2 && download_deb "$dir/deb" "$pkg"; } ||
-			die "cannot download $pkg"
+		fresh_deb "$dir" "$pkg"
 		dpkg-deb --fsys-tarfile "$dir"/deb/*.deb |
 			tar -xO "./usr/lib/debug/boot/vmlinux-$1" >"$dir/vmlinux" ||
 			die "cannot unpack vmlinux-$1 from $pkg"
