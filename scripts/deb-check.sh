@@ -195,13 +195,7 @@ check_deb_client() {
 # keep_for_vm KO CLIENT: the modules for the stock VM, uncompressed for
 # busybox's insmod, and their ABI.
 keep_for_vm() {
-	# xz -f copies what is not xz as it is.
-	mkdir -p "$vm" &&
-		case "$1" in
-		*.zst) zstd -qdc "$1" ;;
-		*.gz) gzip -dc "$1" ;;
-		*) xz -dcf "$1" ;;
-		esac >"$vm/deb-cmstat.ko" &&
+	mkdir -p "$vm" && ko_uncompressed "$1" >"$vm/deb-cmstat.ko" &&
 		cp "$2" "$vm/deb-cmstat_demo.ko" && echo "$abi" >"$vm/abi"
 }
 

@@ -5,14 +5,14 @@
 # drgn script, scripts/cmstat-drgn, on dumps of a guest's memory.  Boots
 # Debian's stock 6.12 kernel with TREE's modules (built against its
 # headers; built here if TREE is not given), where scripts/guest/drgn-init
-# leaves heaps, typed caches, an orphan and destroyed heaps behind and
+# leaves heaps, typed caches, orphans and a destroyed heap behind and
 # stops twice: once quiet, once with a writer section held open on CPU 1.
 # At each stop the guest prints its own cut (its stats file), and the host
 # dumps the guest's memory with QEMU's dump-guest-memory, answers on the
 # guest's second serial port, and runs cmstat-drgn on the dump with
 # Debian's vmlinux (linux-image-*-dbg) and TREE's cmstat.ko:
 #   - its stats document must equal the guest's, figure for figure (the
-#     epoch aside, which the next reader would give the dump's cut);
+#     epoch aside: the orphan reaper's own cuts may come in between);
 #   - its report must name the held section, on CPU 1, and no other;
 #   - without the kernel's or cmstat's debug info, it must refuse, saying
 #     which it lacks.
@@ -62,14 +62,17 @@ VM_QEMU_ARGS="-device vmcoreinfo -qmp unix:$qmp,server=on,wait=off
 vm=$!
 
 # dump NAME: wait for the guest's stop NAME, dump its memory to
-# NAME.vmcore, and let it go on.  Fails if the VM ended first.
+# NAME.vmcore, and let the guest go on, with the answer "dumped" or
+# "failed".  Fails if the VM ended first or the dump failed.
 dump() {
+	local answer=dumped
 	until grep -q "cmstat-drgn-dump $1" "$log" 2>/dev/null; do
 		kill -0 "$vm" 2>/dev/null || return 1
 		sleep 1
 	done
-	python3 "$CMSTAT_ROOT/scripts/qmp-dump.py" "$qmp" "$work/$1.vmcore" &&
-		echo dumped >"$work/ctl.in"
+	python3 "$CMSTAT_ROOT/scripts/qmp-dump.py" "$qmp" "$work/$1.vmcore" || answer=failed
+	echo "$answer" >"$work/ctl.in"
+	[ "$answer" = dumped ]
 }
 
 # judge NAME SECTIONS: cmstat-drgn on NAME.vmcore against the guest's
@@ -77,6 +80,7 @@ dump() {
 # open writer sections.
 judge() {
 	local name=$1 sections=$2 out=$work/$1 ok=1
+	# Debian's python3, which python3-drgn is for, whatever python3 PATH finds.
 	if ! /usr/bin/python3 "$CMSTAT_ROOT/scripts/cmstat-drgn" -c "$work/$name.vmcore" \
 		-s "$vmlinux" -s "$tree/module/cmstat.ko" --stats "$out.stats" \
 		>"$out.report" 2>"$out.err"; then
@@ -123,7 +127,7 @@ expected=(quiet 'open writer sections: none'
 	held 'open writer sections: 1 +CPU 1: a section at preemption depth 1 ')
 for ((i = 0; i < ${#expected[@]}; i += 2)); do
 	point=${expected[i]}
-	dump "$point" || { ktap_result "$point: dumped" 0 "the VM ended first, log $log"; break; }
+	dump "$point" || { ktap_result "$point: dumped" 0 "the VM ended first or the dump failed, log $log"; break; }
 	ktap_result "$point: dumped" 1
 	judge "$point" "${expected[i + 1]}"
 done

@@ -76,6 +76,16 @@ dkms_state() {
 		sed -n 's/^cmstat[/,].*: \([a-z]*\).*/\1/p;T;q'
 }
 
+# ko_uncompressed KO: the module KO, decompressed as DKMS may have
+# compressed it, on stdout.  xz -f copies what is not xz as it is.
+ko_uncompressed() {
+	case "$1" in
+	*.zst) zstd -qdc "$1" ;;
+	*.gz) gzip -dc "$1" ;;
+	*) xz -dcf "$1" ;;
+	esac
+}
+
 # dkms_check NAME VER ABI STATE: one result: cmstat VER is STATE (built or
 # installed) for ABI, the module (in the dkms tree, or in the install tree
 # once installed) has version VER, the build's make.log no warning, and
@@ -90,6 +100,11 @@ dkms_check() {
 	DKMS_KO=$(find "$where" -path '*/cmstat.ko*' -print -quit 2>/dev/null)
 	v=$(modinfo -F version "$DKMS_KO" 2>/dev/null)
 	[ "$v" = "$ver" ] || fail "cmstat.ko '${DKMS_KO:-none}': version '$v', not $ver"
+	# cmstat-drgn reads cmstat's types from it (dkms.conf's STRIP).
+	ko_uncompressed "$DKMS_KO" >"$DKMS_LOGS/cmstat.ko.check" &&
+		readelf -S "$DKMS_LOGS/cmstat.ko.check" | grep -q '\.debug_info' ||
+		fail "cmstat.ko '${DKMS_KO:-none}': no debug info, which cmstat-drgn needs"
+	rm -f "$DKMS_LOGS/cmstat.ko.check"
 	# A failed build leaves its log in build/, a good one in ABI/ARCH/log/.
 	log=$(find "$DKMS_TREE/cmstat/$ver" -name make.log -print -quit 2>/dev/null)
 	cp "$log" "$DKMS_LOGS/dkms-make.log" 2>/dev/null || fail "no make.log"
