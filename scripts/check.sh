@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # check.sh: the whole test suite ("make check").  Installs what is missing;
-# for every kernel flavour (FLAVOURS in scripts/flavours.sh: the test
+# for every kernel flavour (scripts/harness/flavours.py: the test
 # kernels, Debian's stock kernels of 6.1, 6.12, 6.12 PREEMPT_RT and arm64,
 # Debian 13's 6.12 and newest 7.x, and a whole Debian 13 system) gets the
 # kernel (built or fetched once, cached), builds our modules with W=1
@@ -16,8 +16,8 @@
 # (scripts/deb-check.sh report).
 #
 # Every stage prints one KTAP document; they are nested as the subtests of
-# one document, $LOGDIR/check.ktap, which the kernel tree's kunit.py
-# parses once.  The last line, "N passed, N failed", has its counts; the
+# one document, $LOGDIR/check.ktap, which the kernel tree's kunit_parser
+# reads once (scripts/harness/report.py).  The last line, "N passed, N failed", has its counts; the
 # exit status is non-zero on any failure, and when no test ran.
 #
 # Knobs (environment or make variables):
@@ -55,7 +55,9 @@ LOGDIR=${LOGDIR:-$CMSTAT_ROOT/logs}
 BUILDDIR=$CMSTAT_ROOT/.build
 KTAPDIR=$BUILDDIR/ktap
 STAMP=$(date +%Y%m%d-%H%M%S)
-# The kernel flavours' table names the knobs above.
+# The program's part of the host side reads these (scripts/harness).
+export SMP DEBUG_VMS ONLY KCSAN CHECKS
+# What turns a line of the kernel flavours' table into builds and VMs.
 . "$(dirname "$0")/flavours.sh"
 
 # stage NAME COMMAND...: run a producer of KTAP, its document kept as the
@@ -158,62 +160,27 @@ modules_of() {
 }
 
 # builds_and_vms: every flavour's builds, each VM started once its
-# modules are built, in FLAVOURS' order (scripts/flavours.sh).  Prints the
-# KTAP of the builds.
+# modules are built, in the order of the table (scripts/harness/flavours.py;
+# scripts/flavours.sh does each line).  Prints the KTAP of the builds.
 builds_and_vms() {
-	local line tags nowhere
-	mapfile -t tags < <(flavour_tags)
-	nowhere=$(checks_nowhere "${tags[@]}")
+	local lines line tags nowhere
+	if ! lines=$(harness flavours 2>"$KTAPDIR/flavours.err"); then
+		ktap_diag "$(cat "$KTAPDIR/flavours.err")"
+		ktap_result "the flavours' table is valid" 0 "scripts/harness/flavours.py"
+		ktap_print
+		return
+	fi
+	mapfile -t lines <<<"$lines"
+	ktap_result "the flavours' table is valid" 1 "${#lines[@]} flavours in this run"
+	mapfile -t tags < <(harness flavours --tags)
+	nowhere=$(harness checks nowhere "${tags[@]}")
 	ktap_result "every check names a kernel" "$([ -z "$nowhere" ] && echo 1)" \
-		"${nowhere:+runs nowhere: }${nowhere:-$(checks_for "${tags[@]}" | wc -w) checks}"
-	for line in "${FLAVOURS[@]}"; do
+		"${nowhere:+runs nowhere: }${nowhere:-$(harness checks for "${tags[@]}" | wc -w) checks}"
+	for line in "${lines[@]}"; do
 		flavour "$line"
 	done
 	wait "$PKG_PID"
 	ktap_print
-}
-
-# report_failures PARSED: kunit.py's lines of what failed, each after all
-# it printed since the test before it, and kunit.py's own errors.
-report_failures() {
-	echo "What failed:"
-	awk '
-		/\[(FAILED|CRASHED)\]|^(ERROR|WARNING)/ {
-			printf "%s", block; print; block = ""; next
-		}
-		/^\[(PASSED|SKIPPED)\]|^=/ { block = ""; next }
-		{ block = block $0 "\n" }' "$1" | sed 's/^/  /'
-}
-
-# report: every stage's document nested in one, parsed by kunit.py: the
-# stress suites' figures, the top level of the tree, what failed with its
-# diagnostics, and kunit.py's counts.
-report() {
-	local name counts p f c e top_failed=0
-	ktap_reset
-	for name in "${STAGES[@]}"; do
-		ktap_subtest "$name" "$KTAPDIR/$name.ktap" "$(cat "$KTAPDIR/$name.rc")"
-	done
-	ktap_print >"$LOGDIR/check.ktap" || top_failed=1
-	python3 "$KSRC/tools/testing/kunit/kunit.py" parse "$LOGDIR/check.ktap" 2>&1 |
-		sed 's/\x1b\[[0-9;]*m//g; s/^\[[0-9:]*\] //' >"$LOGDIR/check.parsed"
-	echo "The stress suites' figures:"
-	grep -ho '# [a-z_]*: cpus=.*' "$LOGDIR"/check-*.log | sed 's/^/  /'
-	echo "The KTAP tree's top level ($LOGDIR/check.ktap; kunit.py's view in"
-	echo "$LOGDIR/check.parsed):"
-	grep -E '^(not )?ok [0-9]+ ' "$LOGDIR/check.ktap" | sed 's/^/  /'
-	# Last, above the counts: a CI that keeps only the tail keeps these.
-	grep -qE '\[(FAILED|CRASHED)\]|^(ERROR|WARNING)' "$LOGDIR/check.parsed" &&
-		report_failures "$LOGDIR/check.parsed"
-	counts=$(grep -o 'Testing complete\. .*' "$LOGDIR/check.parsed" | tail -n 1)
-	echo "$counts"
-	p=$(sed -n 's/.*passed: \([0-9]*\).*/\1/p' <<<"$counts")
-	f=$(sed -n 's/.*failed: \([0-9]*\).*/\1/p' <<<"$counts")
-	c=$(sed -n 's/.*crashed: \([0-9]*\).*/\1/p' <<<"$counts")
-	e=$(sed -n 's/.*errors: \([0-9]*\).*/\1/p' <<<"$counts")
-	PASSED=${p:-0} FAILED=$((${f:-0} + ${c:-0} + ${e:-0}))
-	# A failure kunit.py does not count as one ("not ok ... # SKIP").
-	[ -n "$counts" ] && [ "$top_failed" = 0 ] || FAILED=$((FAILED + 1))
 }
 
 start=$(date +%s)
@@ -271,14 +238,18 @@ for vm in "${TEST_VMS[@]}"; do
 		cp "$LOGDIR/check-$vm.log" "$LOGDIR/failed-$STAMP-$vm.log"
 done
 [ -n "$ONLY" ] || {
-record_durations debug "$LOGDIR"/check-debug*.log.ktap
+harness checks record debug "$LOGDIR"/check-debug*.log.ktap
 # The Debian packages' modules in the stock VM of their kernel: its
 # Prometheus text, and the exporter on a copy of its debugfs files.
 stage deb-report bash "$CMSTAT_ROOT/scripts/deb-check.sh" report \
 	"$LOGDIR/check-stock-6.12.log"
 }
 
-report
-echo "make check took $(($(date +%s) - start)) s"
-echo "$PASSED passed, $FAILED failed"
-[ "$FAILED" -eq 0 ] && [ "$PASSED" -gt 0 ]
+# Every stage's document nested in one, $LOGDIR/check.ktap, which the
+# report reads with kunit.py's parser (scripts/harness/report.py).
+ktap_reset
+for name in "${STAGES[@]}"; do
+	ktap_subtest "$name" "$KTAPDIR/$name.ktap" "$(cat "$KTAPDIR/$name.rc")"
+done
+ktap_print >"$LOGDIR/check.ktap"
+harness report --start "$start" "$KSRC" "$LOGDIR"

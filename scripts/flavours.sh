@@ -1,99 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# The kernel flavours of make check: one table, FLAVOURS, a line per
-# kernel our modules are built against, and what turns a line into those
-# builds and that kernel's VMs, started.  Sourced by check.sh after lib.sh,
-# vm.sh, ktap.sh, test-vms.sh and trixie-lib.sh.
-
-# The stock kernels' VMs boot with red zones on cmstat's caches, so that
-# alignment and usercopy are checked where they can fail.
-RED_ZONES='slub_debug=Z,cmstat-*'
-
-# A line per flavour, in the order they start: the test kernels first, as
-# their VMs take longest.  Fields:
-#   name    its VMs' (NAME-1, NAME-2... when it has several).
-#   kernel  where it comes from:
-#             test:CONFIG     built from Debian's linux-source-6.12 by
-#                             scripts/kernel.sh, from kunit/base.config,
-#                             the arch's fragment and kunit/CONFIG.config;
-#             debian:SERIES   Debian 12's stock kernel of SERIES (6.1,
-#                             6.12, 6.12-rt: stock_abi), image and headers
-#                             from Debian's archive, never installed;
-#             trixie:SERIES   Debian 13's (6.12, or backports: the newest
-#                             7.x trixie-backports has when the run
-#                             starts), the modules built in the Debian 13
-#                             root with its gcc-14 (scripts/trixie-lib.sh);
-#             system:SERIES   the whole Debian 13 system of that kernel
-#                             (scripts/trixie-system.sh), booted from its
-#                             disk with systemd, which runs its own checks
-#                             (scripts/guest/system-check.bash).
-#   arch    x86_64, or arm64: the modules cross-built, QEMU's virt board.
-#   vms     the VMs its checks are shared out between; 0: a build only.
-#   vcpus   each VM's.
-#   checks  the "# kernels:" tags whose checks it runs, comma-separated.
-#   with    what it gets beyond the modules built with W=1, comma-separated:
-#             C=2      sparse on that build (lint.sh reads the debug one's);
-#             mutant   cmstat and its KUnit module built to break the
-#                      protocol, for the mutation proof and the quiet
-#                      reader's control;
-#             adopted  the in-tree modules of the adoption check;
-#             deb      the Debian packages' modules, as DKMS built them for
-#                      its kernel, for checks/deb-modules.sh;
-#             nohz     two isolated nohz_full CPUs (with 4 vCPUs or more),
-#                      for the quiet reader's check.
-#   cmdline what the kernel's command line adds.
-# What each adds:
-#   debug: KASAN, lockdep, kmemleak and the rest; every check but the
-#     stock ones.
-#   debug-busy: the debug kernel without kmemleak, for the checks that
-#     keep every vCPU allocating while readers read.  kmemleak takes one
-#     global lock on every allocation and free; on a busy host the vCPU
-#     holding it is descheduled and the others spin on it (TCG has no
-#     paravirtual spinlocks), so that those checks took 4 to 20 times as
-#     long beside one CPU hog (publish-concurrent-readers 1555 s against
-#     81 unloaded; two VMs side by side beside one hog: 329 s with
-#     kmemleak, 91 s without).
-#   kcsan: the data races; skipped with KCSAN=0.
-#   rt: PREEMPT_RT, the KUnit suites and the mutation proof.
-#   kunit-arm64: weak ordering and non-coherent DMA, the same.
-#   trixie-6.12: Debian 13's compiler and headers, built against only.
-#   system: the path an administrator takes, apt, DKMS, systemd and the
-#     exporter on Debian 13.
-#   stock-rt: PREEMPT_RT as Debian ships it, where softirqs run in
-#     threads and the allocators may sleep.
-#   next: the kernel API as it is now (7.x), which has moved on since
-#     6.12 in ways that broke out-of-tree modules.
-#   arm64: DMA is not coherent there, and the test client's alignment
-#     check can fail.  Two boots: as Debian ships it (small kmalloc()
-#     buffers bounced through a swiotlb) and with swiotlb=noforce (no
-#     bounce buffer: kmalloc()'s minimum alignment is a cache line).  Two
-#     vCPUs: they check alignment and a driver's use, not concurrency.
-#   stock-6.12: Debian's kernel most users run, with the most checks; last,
-#     as it waits for the packaging checks' modules.
-FLAVOURS=(
-	# name		kernel			arch	vms		vcpus	checks		with			cmdline
-	"debug		test:debug		x86_64	$DEBUG_VMS	$SMP	debug		C=2,mutant,adopted"
-	"debug-busy	test:debug		x86_64	1		$SMP	debug-busy	-			kmemleak=off"
-	"kcsan		test:kcsan		x86_64	1		$SMP	kcsan		-"
-	"rt		test:rt			x86_64	1		$SMP	rt		mutant"
-	"kunit-arm64	test:kunit-arm64	arm64	1		$SMP	kunit-arm64	mutant"
-	"trixie-6.12	trixie:6.12		x86_64	0		-	-		-"
-	"system		system:backports	x86_64	1		2	-		-	root=/dev/vda rw systemd.show_status=error"
-	"stock-6.1	debian:6.1		x86_64	1		$SMP	stock,x86_64	adopted	$RED_ZONES"
-	"stock-rt	debian:6.12-rt		x86_64	1		$SMP	stock,x86_64	adopted	$RED_ZONES"
-	"next		trixie:backports	x86_64	1		$SMP	stock,x86_64	adopted,deb	$RED_ZONES"
-	"arm64		debian:6.12		arm64	1		2	stock,arm64	adopted	$RED_ZONES"
-	"arm64-noforce	debian:6.12		arm64	1		2	stock,arm64	-	$RED_ZONES swiotlb=noforce"
-	"stock-6.12	debian:6.12		x86_64	1		$SMP	stock,x86_64	mutant,adopted,deb,nohz	$RED_ZONES"
-)
-
-# flavour_tags: every "# kernels:" tag some flavour runs the checks of.
-flavour_tags() {
-	local line
-	for line in "${FLAVOURS[@]}"; do
-		awk '{ gsub(",", " ", $6); if ($6 != "-") print $6 }' <<<"$line"
-	done | tr ' ' '\n' | sort -u
-}
+# The kernel flavours of make check: what turns a line of the table in
+# scripts/harness/flavours.py (its named fields, validated there) into its
+# kernel, its builds and its VMs, started.  Sourced by check.sh after
+# lib.sh, vm.sh, ktap.sh, test-vms.sh and trixie-lib.sh.
 
 # What flavour_kernel found: the headers or tree to build against (KDIR)
 # and with what (BUILDER, MAKE_ARGS), the build's name (BUILD; flavours of
@@ -209,7 +119,7 @@ flavour_builds() {
 # flavour_vms NAME ARCH VMS VCPUS CHECKS WITH [CMDLINE...]: the flavour's
 # VMs, its checks shared out between them, started.
 flavour_vms() {
-	local name=$1 arch=$2 nvms=$3 smp=$4 tags=${5//,/ } with=",$6," i=0 vm checks kos=()
+	local name=$1 arch=$2 nvms=$3 smp=$4 tags=$5 with=",$6," i=0 vm checks kos=()
 	shift 6
 	[ "$nvms" -gt 0 ] || return 0
 	[ -z "$BUILD" ] || mapfile -t kos < <(modules_of "$BUILD")
@@ -222,8 +132,8 @@ flavour_vms() {
 			set -- "$@" "nohz_full=$((smp - 2))-$((smp - 1))" "isolcpus=$((smp - 2))-$((smp - 1))"
 	esac
 	if [ -z "$INITRD" ]; then
-		# shellcheck disable=SC2046,SC2086 # one word per check, per tag
-		share_checks "$name" "$nvms" $(checks_for $tags) |
+		# shellcheck disable=SC2086 # one word per tag
+		harness checks share "$name" "$nvms" $tags |
 		while read -r checks; do
 			i=$((i + 1))
 			VM_BUSYBOX=$BUSYBOX VM_CHECKS=$checks make_initramfs \
@@ -239,15 +149,17 @@ flavour_vms() {
 	done
 }
 
-# flavour LINE: one line of FLAVOURS: its kernel, its builds and its VMs.
+# flavour LINE: one line of scripts/harness/flavours.py's output (a bash
+# associative array's body, every field named): its kernel, its builds
+# and its VMs.
 flavour() {
-	local name kernel arch nvms smp tags with rest cmdline
-	read -r name kernel arch nvms smp tags with rest <<<"$1"
-	# A word each, never globbed: RED_ZONES has a '*'.
-	read -ra cmdline <<<"$rest"
-	[ "$name" = kcsan ] && [ "$KCSAN" != 1 ] && return
-	[ -z "$ONLY" ] || [[ ",$ONLY," == *",$name,"* ]] || return
-	flavour_kernel "$name" "$kernel" "$arch" || return
-	flavour_builds "$with"
-	flavour_vms "$name" "$arch" "$nvms" "$smp" "$tags" "$with" "${cmdline[@]}"
+	local -A f
+	local cmdline
+	eval "f=($1)"
+	# A word each, never globbed: the red zones' slub_debug has a '*'.
+	read -ra cmdline <<<"${f[cmdline]}"
+	flavour_kernel "${f[name]}" "${f[kernel]}" "${f[arch]}" || return
+	flavour_builds "${f[with]}"
+	flavour_vms "${f[name]}" "${f[arch]}" "${f[vms]}" "${f[vcpus]}" "${f[tags]}" \
+		"${f[with]}" "${cmdline[@]}"
 }

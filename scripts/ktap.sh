@@ -3,7 +3,6 @@
 # KTAP, the one way every cmstat script reports a result (the format of
 # Documentation/dev-tools/ktap.rst, which the kernel's KUnit prints and
 # kunit.py parses).  Sourced by the host scripts after lib.sh.
-# shellcheck disable=SC2016 # awk programs, in single quotes
 #
 # A script collects its results with ktap_result and ktap_subtest, and
 # prints them as one document with ktap_print: the plan comes first, so
@@ -54,56 +53,17 @@ ktap_check() {
 	fi
 }
 
-# KTAP_AWK: reads KTAP documents, one after the other (several KUnit
-# modules each print one on a console), and prints their results as the
-# body of one document: the top-level results renumbered, everything else
-# indented by 4 spaces, and lines that are not KTAP made diagnostics.
-# Prints a first line of two words, "ok" or "not_ok" (no result, or a
-# failure at any level) and the number of top-level results, then the
-# body.
-KTAP_AWK='
-	function out(s) { body[++nb] = s }
-	{ sub(/\r$/, "") }
-	/^K?TAP version [0-9]+$/ { started = 1; next }
-	!started { next }
-	/^1\.\.[0-9]+/ { next }
-	/^(not )?ok [0-9]+ / {
-		result = /^not ok/ ? "not ok" : "ok"
-		bad += result != "ok"
-		sub(/^(not )?ok [0-9]+ /, "")
-		out("    " result " " ++n " " $0)
-		next
-	}
-	/^[ \t]+not ok [0-9]+ / { bad++ }
-	/^[ \t]*((not )?ok [0-9]+ |K?TAP version |1\.\.[0-9]+|#)/ || /^[ \t]*$/ {
-		out("    " $0)
-		next
-	}
-	{ out("    # " $0) }
-	END {
-		print ((n > 0 && bad == 0) ? "ok" : "not_ok"), n + 0
-		for (i = 1; i <= nb; i++)
-			print body[i]
-	}'
-
 # ktap_subtest NAME FILE [STATUS]: the KTAP document(s) in FILE as one
-# subtest NAME of this document.  It passes if FILE holds at least one
-# result and none of them, at any level, failed.  A non-zero STATUS (the
-# producer's exit status) adds a failed result of its own: kunit.py counts
-# only the innermost results, so every failure must be one.
+# subtest NAME of this document (scripts/harness/ktap.py nests them).  It
+# passes if FILE holds at least one result and none of them, at any level,
+# failed.  A non-zero STATUS (the producer's exit status) adds a failed
+# result of its own: kunit.py counts only the innermost results, so every
+# failure must be one.
 ktap_subtest() {
-	local name=$1 file=$2 status=${3:-0} verdict count body
+	local name=$1 verdict=ok body
 	KTAP_COUNT=$((KTAP_COUNT + 1))
-	body=$(tr -d '\r' <"$file" 2>/dev/null | awk "$KTAP_AWK")
-	read -r verdict count <<<"${body%%$'\n'*}"
-	verdict=${verdict/not_ok/not ok}
-	[ "$status" = 0 ] || count=$((count + 1))
-	KTAP_LINES+=("    KTAP version 1" "    # Subtest: $name" "    1..$count")
-	[ "$body" = "${body#*$'\n'}" ] || KTAP_LINES+=("${body#*$'\n'}")
-	if [ "$status" != 0 ]; then
-		KTAP_LINES+=("    not ok $count exit-status # $status")
-		verdict="not ok"
-	fi
+	body=$(harness ktap-nest "$name" "$2" "${3:-0}") || verdict="not ok"
+	KTAP_LINES+=("$body")
 	[ "$verdict" = ok ] || KTAP_FAILED=$((KTAP_FAILED + 1))
 	KTAP_LINES+=("$verdict $KTAP_COUNT $name")
 }

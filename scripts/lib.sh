@@ -12,6 +12,11 @@ log() { printf '[cmstat] %s\n' "$*" >&2; }
 
 die() { printf '[cmstat] error: %s\n' "$*" >&2; exit 1; }
 
+# harness ARG...: the parts of the host side written as a program
+# (scripts/harness/__main__.py lists them), in Debian's python3, which
+# HOST_PKGS installs.
+harness() { /usr/bin/python3 "$CMSTAT_ROOT/scripts/harness" "$@"; }
+
 # pkg_installed PKG: true when dpkg has PKG fully installed.
 pkg_installed() {
 	dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'ok installed'
@@ -33,7 +38,7 @@ ensure_pkgs() {
 
 # Packages every build or VM run needs.
 HOST_PKGS=(make gcc bc flex bison libelf-dev libssl-dev cpio xz-utils kmod
-	perl python3 python3-drgn qemu-system-x86 busybox-static sparse shellcheck
+	perl python3 python3-drgn pyflakes3 qemu-system-x86 busybox-static sparse shellcheck
 	linux-source-6.12)
 
 # What building and checking the Debian packages needs (scripts/deb.sh,

@@ -9,9 +9,10 @@
 # samples/client/, and the documentation gates of scripts/docs.sh check
 # (Documentation/api.rst up to date with the kernel-doc comments, every
 # page clean under docutils' strict mode, every link between pages
-# resolving), and shellcheck on every shell script.  KSRC defaults to the
-# unpacked linux-source-6.12, KDIR to the debug test kernel (built if need
-# be).  Prints one KTAP document, a result per gate with its counts; exits
+# resolving), shellcheck on every shell script, pyflakes on every Python
+# one and the harness's own tests (scripts/harness/test_harness.py).
+# KSRC defaults to the unpacked linux-source-6.12, KDIR to the debug test
+# kernel (built if need be).  Prints one KTAP document, a result per gate with its counts; exits
 # non-zero if any gate fails.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -80,6 +81,20 @@ nsc=$(grep -c '^In .* line [0-9]*:' "$dir/shellcheck")
 [ "$nsc" = 0 ] || ktap_diag "$(head -n 40 "$dir/shellcheck")"
 ktap_result shellcheck "$([ "$nsc" = 0 ] && echo 1)" \
 	"$((${#host_sh[@]} + ${#guest_sh[@]})) scripts, $nsc findings"
+
+# The Python scripts: pyflakes, and the harness's own tests (the report's
+# with this kernel tree's kunit_parser).
+py=(scripts/*.py scripts/harness/*.py scripts/cmstat-drgn scripts/cmstat-adopt-check)
+pyflakes3 "${py[@]}" >"$dir/pyflakes" 2>&1
+npf=$(grep -c . "$dir/pyflakes")
+[ "$npf" = 0 ] || ktap_diag "$(head -n 20 "$dir/pyflakes")"
+ktap_result pyflakes "$([ "$npf" = 0 ] && echo 1)" "${#py[@]} scripts, $npf findings"
+KSRC=$ksrc /usr/bin/python3 -m unittest discover -s scripts/harness -t scripts \
+	>"$dir/harness" 2>&1
+ht=$?
+[ "$ht" = 0 ] || ktap_diag "$(tail -n 30 "$dir/harness")"
+ktap_result "the harness's own tests" "$([ "$ht" = 0 ] && grep -q '^Ran [1-9]' "$dir/harness" &&
+	! grep -q 'skipped=' "$dir/harness" && echo 1)" "$(grep '^Ran ' "$dir/harness")"
 
 # The documentation gates, one KTAP document of their own.
 bash scripts/docs.sh check "$ksrc" >"$dir/docs" 2>"$dir/docs.err"

@@ -3,90 +3,11 @@
 # The test VMs of make check: which checks each runs, the VMs running side
 # by side, and each VM's KTAP document.  Sourced by check.sh after lib.sh,
 # vm.sh and ktap.sh.
-# shellcheck disable=SC2016 # awk programs, in single quotes
 #
 # A check is one file in scripts/guest/checks/.  Its header says where it
-# runs, as tags of the kernels ("# kernels: debug stock"): debug, kcsan,
-# rt and kunit-arm64 are the test kernels, stock every Debian kernel
-# (arm64 too; scripts/flavours.sh names each flavour's tags).  "# last:
-# why" runs it after the others; "# timeout: seconds" overrides the
-# runner's (scripts/guest/init).
-
-CHECKS_DIR=$CMSTAT_ROOT/scripts/guest/checks
-# How long each check took on each kernel in the last run, to share the
-# debug kernel's checks out evenly between its VMs.
-DURATIONS=$CMSTAT_CACHE/durations
-
-# checks_for TAG...: the names of the checks for a kernel with these tags,
-# by name, those with a "# last:" header at the end.
-checks_for() {
-	local f tags last=() first=()
-	for f in "$CHECKS_DIR"/*.sh; do
-		[ -z "${CHECKS:-}" ] || [[ " $CHECKS " == *" $(basename "$f" .sh) "* ]] || continue
-		tags=" $(sed -n 's/^# kernels: //p' "$f") "
-		for t in "$@"; do
-			case "$tags" in *" $t "*) ;; *) continue ;; esac
-			if grep -q '^# last: ' "$f"; then
-				last+=("$(basename "$f" .sh)")
-			else
-				first+=("$(basename "$f" .sh)")
-			fi
-			break
-		done
-	done
-	echo "${first[@]}" "${last[@]}"
-}
-
-# share_checks KERNEL N CHECK...: N lines, the checks shared out between N
-# VMs, longest first to the least loaded (a check without a time from the
-# last run counts 20 s); each VM runs its share in the order given.
-share_checks() {
-	local kernel=$1 n=$2
-	shift 2
-	printf '%s\n' "$@" | awk -v times="$DURATIONS/$kernel" '
-		BEGIN { while ((getline l < times) > 0) { split(l, f); t[f[1]] = f[2] } }
-		{ print (($1 in t) ? t[$1] : 20), NR, $1 }' | sort -k1,1nr -k3 |
-	awk -v n="$n" '
-		{
-			best = 1
-			for (i = 2; i <= n; i++)
-				if (load[i] < load[best]) best = i
-			load[best] += $1
-			vm[$2] = best
-			name[$2] = $3
-		}
-		END {
-			for (i = 1; i <= n; i++) {
-				line = ""
-				for (k = 1; k <= NR; k++)
-					if (vm[k] == i) line = line " " name[k]
-				print line
-			}
-		}'
-}
-
-# checks_nowhere TAG...: the checks whose header names none of the tags
-# some kernel answers to (a typo would otherwise leave a check that never
-# runs).
-checks_nowhere() {
-	local f somewhere
-	somewhere=" $(checks_for "$@") "
-	for f in "$CHECKS_DIR"/*.sh; do
-		f=$(basename "$f" .sh)
-		[ -z "${CHECKS:-}" ] || [[ " $CHECKS " == *" $f "* ]] || continue
-		case "$somewhere" in *" $f "*) ;; *) echo "$f" ;; esac
-	done
-}
-
-# record_durations KERNEL LOG...: keep the checks' times of these runs.
-record_durations() {
-	local kernel=$1
-	shift
-	mkdir -p "$DURATIONS"
-	cat "$@" 2>/dev/null | sed -n 's/^# \([a-z0-9-]*\): took \([0-9]*\) s$/\1 \2/p' |
-		sort -u -k1,1 >"$DURATIONS/$kernel.new" &&
-		mv "$DURATIONS/$kernel.new" "$DURATIONS/$kernel"
-}
+# runs, as tags of the kernels ("# kernels: debug stock"); which checks a
+# kernel runs, and how they are shared out between its VMs, is
+# scripts/harness/checks.py's to say.
 
 # VMs run side by side, at most VM_JOBS at once.  Two, on two host cores:
 # much of a debug VM's time is spent waiting (each rmmod waits for its
