@@ -17,8 +17,9 @@
 #
 # Every stage prints one KTAP document; they are nested as the subtests of
 # one document, $LOGDIR/check.ktap, which the kernel tree's kunit_parser
-# reads once (scripts/harness/report.py).  The last line, "N passed, N failed", has its counts; the
-# exit status is non-zero on any failure, and when no test ran.
+# reads once (scripts/harness/report.py).  The last line, "N passed, N
+# failed", has its counts; the exit status is non-zero on any failure, and
+# when no test ran.
 #
 # Knobs (environment or make variables):
 #   SMP=N          vCPUs of the test VMs (default 4)

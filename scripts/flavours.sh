@@ -116,8 +116,9 @@ flavour_builds() {
 	esac
 }
 
-# flavour_vms NAME ARCH VMS VCPUS CHECKS WITH [CMDLINE...]: the flavour's
-# VMs, its checks shared out between them, started.
+# flavour_vms NAME ARCH VMS VCPUS TAGS WITH [CMDLINE...]: the flavour's
+# VMs, the checks of its tags (space-separated) shared out between them,
+# started.
 flavour_vms() {
 	local name=$1 arch=$2 nvms=$3 smp=$4 tags=$5 with=",$6," i=0 vm checks kos=()
 	shift 6
