@@ -50,9 +50,10 @@ def read_all(directory=CHECKS_DIR):
     return found
 
 
-def wanted(all_checks, only=""):
-    """The checks CHECKS names, or all of them if it is empty."""
-    names = set(only.split())
+def wanted(all_checks, names=""):
+    """The checks NAMES (CHECKS: space-separated) names, or all of them if
+    it is empty."""
+    names = set(names.split())
     return [c for c in all_checks if not names or c.name in names]
 
 

@@ -28,10 +28,13 @@ class FlavoursTest(unittest.TestCase):
         bad = flavours.Flavour(name="x", kernel="test:debgu", arch="mips",
                                vcpus=0, tags=("stokc",), with_=("mutnat",),
                                why="")
-        found = "\n".join(flavours.validate([bad, good, good],
+        untagged = flavours.Flavour(name="y", kernel="debian:6.12", vms=-1,
+                                    vcpus=2, why="")
+        found = "\n".join(flavours.validate([bad, good, good, untagged],
                                             checks.all_tags()))
         for what in ("test:debgu", "mips", "mutnat", "stokc", "vcpus 0",
-                     f"{good.name}: named twice"):
+                     f"{good.name}: named twice", "y: vms -1",
+                     "y: VMs without a tag"):
             self.assertIn(what, found)
 
     def test_a_field_misspelt_or_missing_is_refused(self):
