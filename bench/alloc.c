@@ -326,6 +326,8 @@ int cmstat_bench_allocs(unsigned long iters)
 	     cmstat_accounting_enabled(); i++)
 		err = time_extra(&c, &extra_sizes[i], iters);
 	cmstat_heap_destroy(c.heap);
+	if (!err && cmstat_accounting_enabled())
+		err = cmstat_bench_sites("alloc_extra", iters, true);
 	return err;
 }
 
@@ -335,7 +337,8 @@ int cmstat_bench_allocs(unsigned long iters)
  *
  * At 8 and 256 B, with the size a constant and known only at run time;
  * then a bare kmem_cache, a typed cache of the same geometry, and the
- * typed cache as a module adopted with include/cmstat/adopt.h reaches it.
+ * typed cache as a module adopted with include/cmstat/adopt.h reaches it;
+ * then the sized pair of a module built with CMSTAT_SITES.
  *
  * Return: 0, a cmstat_heap_create() error, or -ENOMEM.
  */
@@ -387,5 +390,5 @@ int cmstat_bench_alloc_budget(unsigned long iters)
 		cmstat_cache_destroy(c.typed);
 	}
 	cmstat_heap_destroy(c.heap);
-	return err;
+	return err ?: cmstat_bench_sites("budget", iters, false);
 }

@@ -37,6 +37,9 @@ int cmstat_bench_busy(unsigned long iters);
 int cmstat_bench_allocs(unsigned long iters);
 int cmstat_bench_alloc_budget(unsigned long iters);
 
+/* sites.c */
+int cmstat_bench_sites(const char *group, unsigned long iters, bool unsized);
+
 /* writer.c and alloc.c: the cases make check holds to budgets */
 int cmstat_bench_writer_budget(unsigned long iters);
 

@@ -18,11 +18,12 @@
 /*
  * One writer section on the heap's counters, from any context: a class
  * allocation or free moves its count and the requested bytes, a large one
- * also the pages held (@held_idx, or -1 for none).
+ * also the pages held (@held_idx, or -1 for none), and each its site's
+ * row as @site says (cmstat_site_count_of()).
  */
 void cmstat_account(struct cmstat_heap *heap, unsigned int count_idx,
 		    unsigned int requested_idx, size_t size, int held_idx,
-		    size_t held)
+		    size_t held, struct cmstat_site_count site)
 {
 	struct cmstat_section sec;
 	u64 __percpu *slot;
@@ -34,6 +35,7 @@ void cmstat_account(struct cmstat_heap *heap, unsigned int count_idx,
 	cmstat_section_add(slot, requested_idx, size);
 	if (held_idx >= 0)
 		cmstat_section_add(slot, held_idx, held);
+	__cmstat_site_count(&sec, site);
 	cmstat_section_end(&sec);
 }
 
@@ -80,7 +82,9 @@ void *__cmstat_alloc_tail(struct cmstat_heap *heap, void *obj,
 		return NULL;
 	}
 	cmstat_account(heap, CMSTAT_HC_CLASS_MALLOCS + class,
-		       CMSTAT_HC_REQUESTED_ALLOC_BYTES, size, -1, 0);
+		       CMSTAT_HC_REQUESTED_ALLOC_BYTES, size, -1, 0,
+		       cmstat_site_count_of(heap, obj, class,
+					    cmstat_class_sizes[class], false));
 	return obj;
 }
 EXPORT_SYMBOL_GPL(__cmstat_alloc_tail);
@@ -98,11 +102,15 @@ EXPORT_SYMBOL_GPL(__cmstat_alloc_tail);
 void __cmstat_free_tail(struct cmstat_heap *heap, const void *obj,
 			unsigned int class, size_t size)
 {
+	struct cmstat_site_count site;
+
 	if (ZERO_OR_NULL_PTR(obj) || !cmstat_debug_untrack(heap, obj, size))
 		return;
+	site = cmstat_site_count_of(heap, obj, class, cmstat_class_sizes[class],
+				    true);
 	__cmstat_kfree(obj);
 	cmstat_account(heap, CMSTAT_HC_CLASS_FREES + class,
-		       CMSTAT_HC_REQUESTED_FREE_BYTES, size, -1, 0);
+		       CMSTAT_HC_REQUESTED_FREE_BYTES, size, -1, 0, site);
 }
 EXPORT_SYMBOL_GPL(__cmstat_free_tail);
 
@@ -169,7 +177,9 @@ static bool cmstat_gfp_refused(struct cmstat_heap *heap, size_t size,
  * __cmstat_alloc(), or __cmstat_kmalloc() with CMSTAT_AF_UNSIZED, on
  * @node, for a caller named by @caller.  A large allocation is recorded
  * (owner.c), for the frees that come without its size.  A failure is
- * counted unless CMSTAT_AF_QUIET: the caller has another way to go.
+ * counted unless CMSTAT_AF_QUIET: the caller has another way to go.  In a
+ * heap with site rows a class object has room for its tag, and is tagged
+ * unattributed: cmstat.ko does not know its caller's site.
  */
 void *cmstat_alloc_from(struct cmstat_heap *heap, size_t size, gfp_t gfp,
 			int node, unsigned int how, unsigned long caller)
@@ -182,13 +192,17 @@ void *cmstat_alloc_from(struct cmstat_heap *heap, size_t size, gfp_t gfp,
 		return __cmstat_alloc_refused_rt(heap, caller);
 	if (cmstat_gfp_refused(heap, size, gfp, caller))
 		return NULL;
-	if (size <= CMSTAT_MAX_CLASS_SIZE) {
-		unsigned int class = __cmstat_class_lookup(size);
+	if (size <= CMSTAT_MAX_CLASS_SIZE - cmstat_heap_tag_bytes(heap)) {
+		size_t tag = cmstat_heap_tag_bytes(heap);
+		unsigned int class = __cmstat_class_lookup(size + tag);
 
 		obj = kmem_cache_alloc_node(cmstat_class_caches[class], gfp,
 					    node);
 		if (!obj && (how & CMSTAT_AF_QUIET))
 			return NULL;
+		if (obj && tag)
+			*__cmstat_site_tag(obj, cmstat_class_sizes[class]) =
+				CMSTAT_SITE_TAG_MAGIC | CMSTAT_SITE_UNATTRIBUTED;
 		return __cmstat_alloc_tail(heap, obj, class,
 					   how & CMSTAT_AF_UNSIZED ?
 					   cmstat_class_sizes[class] : size,
@@ -216,6 +230,8 @@ void *cmstat_alloc_from(struct cmstat_heap *heap, size_t size, gfp_t gfp,
 void *cmstat_large_done(struct cmstat_heap *heap, void *obj, size_t size,
 			bool vmalloc, gfp_t gfp, unsigned int how)
 {
+	size_t held;
+
 	if (obj && cmstat_large_record(obj, size, vmalloc, gfp)) {
 		kvfree(obj);
 		obj = NULL;
@@ -230,10 +246,11 @@ void *cmstat_large_done(struct cmstat_heap *heap, void *obj, size_t size,
 			__cmstat_alloc_failed(heap);
 		return NULL;
 	}
+	held = vmalloc ? PAGE_ALIGN(size) : cmstat_alloc_held_bytes(size);
 	cmstat_account(heap, CMSTAT_HC_LARGE_MALLOCS,
 		       CMSTAT_HC_REQUESTED_ALLOC_BYTES, size,
-		       CMSTAT_HC_LARGE_ALLOC_BYTES,
-		       vmalloc ? PAGE_ALIGN(size) : cmstat_alloc_held_bytes(size));
+		       CMSTAT_HC_LARGE_ALLOC_BYTES, held,
+		       cmstat_site_count_of(heap, obj, -1, held, false));
 	return obj;
 }
 
@@ -276,10 +293,13 @@ EXPORT_SYMBOL_GPL(__cmstat_kmalloc);
 static void cmstat_free_large(struct cmstat_heap *heap, const void *obj,
 			      size_t size)
 {
+	size_t held = cmstat_alloc_held_bytes(size);
+
 	cmstat_large_release(obj);
 	cmstat_account(heap, CMSTAT_HC_LARGE_FREES,
 		       CMSTAT_HC_REQUESTED_FREE_BYTES, size,
-		       CMSTAT_HC_LARGE_FREE_BYTES, cmstat_alloc_held_bytes(size));
+		       CMSTAT_HC_LARGE_FREE_BYTES, held,
+		       cmstat_site_count_of(heap, obj, -1, held, true));
 }
 
 /*
@@ -289,14 +309,21 @@ static void cmstat_free_large(struct cmstat_heap *heap, const void *obj,
 static void cmstat_free_checked(struct cmstat_heap *heap, const void *obj,
 				size_t size)
 {
-	if (!size || size > CMSTAT_MAX_CLASS_SIZE) {
+	size_t tag = cmstat_heap_tag_bytes(heap);
+	struct cmstat_site_count site;
+	unsigned int class;
+
+	if (!size || size > CMSTAT_MAX_CLASS_SIZE - tag) {
 		cmstat_free_large(heap, obj, size);
 		return;
 	}
+	class = __cmstat_class_lookup(size + tag);
+	site = cmstat_site_count_of(heap, obj, class, cmstat_class_sizes[class],
+				    true);
 	/* Whatever @size says: kfree() finds the object's own slab. */
 	__cmstat_kfree(obj);
-	cmstat_account(heap, CMSTAT_HC_CLASS_FREES + __cmstat_class_lookup(size),
-		       CMSTAT_HC_REQUESTED_FREE_BYTES, size, -1, 0);
+	cmstat_account(heap, CMSTAT_HC_CLASS_FREES + class,
+		       CMSTAT_HC_REQUESTED_FREE_BYTES, size, -1, 0, site);
 }
 
 /**
@@ -321,13 +348,16 @@ EXPORT_SYMBOL_GPL(__cmstat_free);
  * of the class's count and the requested bytes, and back in, so that no
  * snapshot sees it gone.
  */
-static void cmstat_account_resize(struct cmstat_heap *heap,
+static void cmstat_account_resize(struct cmstat_heap *heap, const void *obj,
 				  unsigned int class, size_t old_size,
 				  size_t new_size)
 {
+	struct cmstat_site_count site;
 	struct cmstat_section sec;
 	u64 __percpu *slot;
 
+	site = cmstat_site_count_of(heap, obj, class, cmstat_class_sizes[class],
+				    true);
 	if (!cmstat_section_begin(&sec, &cmstat_heap_group))
 		return;
 	slot = __cmstat_slot(&sec, heap->slots);
@@ -335,6 +365,8 @@ static void cmstat_account_resize(struct cmstat_heap *heap,
 	cmstat_section_add(slot, CMSTAT_HC_REQUESTED_FREE_BYTES, old_size);
 	cmstat_section_add(slot, CMSTAT_HC_CLASS_MALLOCS + class, 1);
 	cmstat_section_add(slot, CMSTAT_HC_REQUESTED_ALLOC_BYTES, new_size);
+	__cmstat_site_add(&sec, site.heap, site.col, true, 1, site.held);
+	__cmstat_site_add(&sec, site.heap, site.col, false, 1, site.held);
 	cmstat_section_end(&sec);
 }
 
@@ -368,6 +400,7 @@ static void cmstat_account_resize(struct cmstat_heap *heap,
 void *cmstat_realloc(struct cmstat_heap *heap, const void *obj,
 		     size_t old_size, size_t new_size, gfp_t gfp)
 {
+	size_t tag = cmstat_heap_tag_bytes(heap);
 	unsigned long caller = _RET_IP_;
 	void *new;
 
@@ -384,22 +417,23 @@ void *cmstat_realloc(struct cmstat_heap *heap, const void *obj,
 	}
 	if (cmstat_gfp_refused(heap, new_size, gfp, caller))
 		return NULL;
-	if (old_size && old_size <= CMSTAT_MAX_CLASS_SIZE &&
-	    new_size <= CMSTAT_MAX_CLASS_SIZE &&
-	    __cmstat_class_lookup(old_size) == __cmstat_class_lookup(new_size)) {
-		unsigned int class = __cmstat_class_lookup(new_size);
+	if (old_size && old_size <= CMSTAT_MAX_CLASS_SIZE - tag &&
+	    new_size <= CMSTAT_MAX_CLASS_SIZE - tag &&
+	    __cmstat_class_lookup(old_size + tag) ==
+	    __cmstat_class_lookup(new_size + tag)) {
+		unsigned int class = __cmstat_class_lookup(new_size + tag);
 		size_t from = min(old_size, new_size);
 
 		if (!cmstat_debug_resize(heap, obj, old_size, new_size))
 			return NULL;
 		/*
 		 * The whole class size is the object's (kmem_cache_alloc()),
-		 * for KASAN too.
+		 * for KASAN too; but for its site tag.
 		 */
 		if (want_init_on_alloc(gfp))
 			memset((char *)obj + from, 0,
-			       cmstat_class_sizes[class] - from);
-		cmstat_account_resize(heap, class, old_size, new_size);
+			       cmstat_class_sizes[class] - tag - from);
+		cmstat_account_resize(heap, obj, class, old_size, new_size);
 		return (void *)obj;
 	}
 	new = cmstat_alloc_from(heap, new_size, gfp, NUMA_NO_NODE, 0, caller);

@@ -213,6 +213,9 @@ static void cmstat_cache_account(struct cmstat_cache *cc, bool free, size_t n)
 	cmstat_section_add(slot, free ? CMSTAT_HC_CACHE_FREE_BYTES :
 					CMSTAT_HC_CACHE_ALLOC_BYTES,
 			   n * cc->size);
+	/* A typed cache's objects are unattributed in their heap's sites. */
+	__cmstat_site_add(&sec, cc->heap, __cmstat_site_unattributed(cc->heap),
+			  free, n, cc->size);
 	cmstat_section_end(&sec);
 }
 

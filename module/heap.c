@@ -164,6 +164,7 @@ static void cmstat_heap_release(struct cmstat_heap_priv *hp, bool put)
 {
 	debugfs_remove(hp->debugfs);
 	cmstat_sysfs_remove(hp->sysfs);
+	cmstat_sites_release(hp);
 	cmstat_counters_free(hp->stats);
 	kfree(hp);
 	if (put)
@@ -718,19 +719,10 @@ static void cmstat_reap(struct work_struct *work)
 	mutex_unlock(&cmstat_heaps_lock);
 }
 
-/**
- * cmstat_heap_create() - create a named heap
- * @name: 1 to %CMSTAT_HEAP_NAME_MAX characters from ``[A-Za-z0-9_.-]``, unique
- *	among existing heaps; copied
- *
- * The heap holds a reference on cmstat until it is destroyed and empty.
- * Process context; may sleep.
- *
- * Return: the heap; ERR_PTR(-EINVAL) for a NULL, empty, too long or badly
- * formed name; ERR_PTR(-EEXIST) if a heap of that name exists;
- * ERR_PTR(-ENOMEM).
- */
-struct cmstat_heap *cmstat_heap_create(const char *name)
+/* cmstat_heap_create(), with site rows if @sites, for @caller. */
+static struct cmstat_heap *cmstat_heap_create_from(const char *name,
+						   bool sites,
+						   unsigned long caller)
 {
 	struct cmstat_heap_priv *hp;
 	unsigned int i;
@@ -738,7 +730,7 @@ struct cmstat_heap *cmstat_heap_create(const char *name)
 
 	if (!name || !cmstat_heap_name_ok(name)) {
 		pr_err_ratelimited("%pS: heap name \"%*pE\" refused: 1 to %d characters of [A-Za-z0-9_.-]\n",
-				   (void *)_RET_IP_,
+				   (void *)caller,
 				   name ? (int)strnlen(name, 64) : 0, name,
 				   (int)CMSTAT_HEAP_NAME_MAX);
 		return ERR_PTR(-EINVAL);
@@ -755,6 +747,15 @@ struct cmstat_heap *cmstat_heap_create(const char *name)
 		return ERR_PTR(err);
 	}
 	hp->heap.slots = hp->stats->delta;
+	hp->heap.site_key = CMSTAT_SITE_KEY_NONE;
+	if (sites) {
+		err = cmstat_sites_create(hp);
+		if (err) {
+			cmstat_counters_free(hp->stats);
+			kfree(hp);
+			return ERR_PTR(err);
+		}
+	}
 	for (i = 0; i < CMSTAT_HEAP_BY_SLAB; i++)
 		hp->heap.by_slab[i].slab = CMSTAT_SLAB_EMPTY;
 	cmstat_counters_sum_into(hp->stats, cmstat_heaps_sum);
@@ -769,7 +770,7 @@ struct cmstat_heap *cmstat_heap_create(const char *name)
 	mutex_unlock(&cmstat_heaps_lock);
 	if (err) {
 		pr_err_ratelimited("%pS: heap %s exists: each heap needs a name of its own\n",
-				   (void *)_RET_IP_, name);
+				   (void *)caller, name);
 		cmstat_heap_release(hp, false);
 		return ERR_PTR(err);
 	}
@@ -780,7 +781,41 @@ struct cmstat_heap *cmstat_heap_create(const char *name)
 	hp->sysfs = cmstat_sysfs_add_heap(hp->name, &hp->sysfs_caches);
 	return &hp->heap;
 }
+
+/**
+ * cmstat_heap_create() - create a named heap
+ * @name: 1 to %CMSTAT_HEAP_NAME_MAX characters from ``[A-Za-z0-9_.-]``, unique
+ *	among existing heaps; copied
+ *
+ * The heap holds a reference on cmstat until it is destroyed and empty.
+ * Process context; may sleep.
+ *
+ * Return: the heap; ERR_PTR(-EINVAL) for a NULL, empty, too long or badly
+ * formed name; ERR_PTR(-EEXIST) if a heap of that name exists;
+ * ERR_PTR(-ENOMEM).
+ */
+struct cmstat_heap *cmstat_heap_create(const char *name)
+{
+	return cmstat_heap_create_from(name, false, _RET_IP_);
+}
 EXPORT_SYMBOL_GPL(cmstat_heap_create);
+
+/**
+ * cmstat_heap_create_sites() - create a heap with a row per call site
+ * @name: as for cmstat_heap_create()
+ *
+ * cmstat_heap_create(), and the heap counts each object in the row of
+ * the line that allocated it (include/cmstat/site.h): what a module built
+ * with CMSTAT_SITES gets from cmstat_heap_create().  Every module that
+ * allocates from the heap or frees into it must be built so.
+ *
+ * Return: as cmstat_heap_create().
+ */
+struct cmstat_heap *cmstat_heap_create_sites(const char *name)
+{
+	return cmstat_heap_create_from(name, true, _RET_IP_);
+}
+EXPORT_SYMBOL_GPL(cmstat_heap_create_sites);
 
 /**
  * cmstat_heap_destroy() - destroy a heap

@@ -34,7 +34,7 @@ void cmstat_classes_exit(bool loaded);
 void __init cmstat_alloc_init(void);
 void cmstat_account(struct cmstat_heap *heap, unsigned int count_idx,
 		    unsigned int requested_idx, size_t size, int held_idx,
-		    size_t held);
+		    size_t held, struct cmstat_site_count site);
 #define CMSTAT_AF_UNSIZED	1	/* may be freed without a size */
 #define CMSTAT_AF_QUIET		2	/* a failure is not counted */
 void *cmstat_alloc_from(struct cmstat_heap *heap, size_t size, gfp_t gfp,
@@ -100,6 +100,7 @@ enum cmstat_owner_kind {
  *	lives (a cache is destroyed empty)
  * @size: for %CMSTAT_OWNER_LARGE, the bytes asked for
  * @vmalloc: for %CMSTAT_OWNER_LARGE, whether vmalloc() gave it
+ * @site: what its free adds to its heap's site rows (kmalloc.c)
  */
 struct cmstat_owner {
 	enum cmstat_owner_kind kind;
@@ -107,6 +108,7 @@ struct cmstat_owner {
 	struct cmstat_cache *cc;
 	size_t size;
 	bool vmalloc;
+	struct cmstat_site_count site;
 };
 
 /*
@@ -159,7 +161,10 @@ enum {
 	CMSTAT_HEAP_DESTROYED,		/* cmstat_heap_destroy() was called */
 	CMSTAT_HEAP_MISUSE_REPORTED,	/* broken statistics were reported */
 	CMSTAT_HEAP_ORPHAN_REPORTED,	/* destroyed holding objects: said */
+	CMSTAT_HEAP_SITE_TAG_REPORTED,	/* an object without a site tag: said */
 };
+
+struct cmstat_heap_sites;
 
 /**
  * struct cmstat_heap_priv - a heap, as cmstat.ko keeps it
@@ -180,6 +185,7 @@ enum {
  *	typed caches stays, an orphan, until they go
  * @changed: for an orphan, the number of its last change that a cut
  *	judges it by (heap.c).  Under heap.c's lock.
+ * @sites: its site rows (site.c), or NULL for a heap without
  */
 struct cmstat_heap_priv {
 	struct cmstat_heap heap;
@@ -194,6 +200,7 @@ struct cmstat_heap_priv {
 	struct cmstat_cache_priv *caches[CMSTAT_HEAP_CACHES];
 	unsigned int nr_caches;
 	u64 changed;
+	struct cmstat_heap_sites *sites;
 };
 
 /* The private part of a client's handle. */
@@ -248,6 +255,43 @@ struct cmstat_cut {
 	u64 all[CMSTAT_HC_NR];
 	struct cmstat_row rows[];
 };
+
+/* site.c: a heap's site rows */
+int cmstat_sites_create(struct cmstat_heap_priv *hp);
+void cmstat_sites_release(struct cmstat_heap_priv *hp);
+
+/*
+ * The bytes a class object of @heap keeps past what was asked for, for
+ * its site tag: every class object of a heap with site rows has one.
+ */
+static inline size_t cmstat_heap_tag_bytes(const struct cmstat_heap *heap)
+{
+	return __cmstat_heap_has_sites(heap) ? CMSTAT_SITE_TAG_SIZE : 0;
+}
+
+/*
+ * What freeing or allocating @obj (if @free, or not) adds to @heap's site
+ * rows, for cmstat_account(): the column in the tag of a class object
+ * (@class not -1), the unattributed one for the rest, nothing for a heap
+ * without site rows.  @held: the object's bytes, as the heap holds them.
+ * Read while @obj is still allocated.  Inline: cmstat_kfree() calls it.
+ */
+static inline struct cmstat_site_count
+cmstat_site_count_of(struct cmstat_heap *heap, const void *obj, int class,
+		     size_t held, bool free)
+{
+	struct cmstat_site_count count = {
+		.heap = heap,
+		.held = held,
+		.free = free,
+	};
+
+	if (class >= 0)
+		count.col = __cmstat_site_col_of(heap, obj, held);
+	else
+		count.col = __cmstat_site_unattributed(heap);
+	return count;
+}
 
 /* heap.c: the heaps, and cuts of them */
 int cmstat_heap_add_cache(struct cmstat_heap *heap,

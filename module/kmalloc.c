@@ -24,6 +24,34 @@ static size_t cmstat_large_held(const struct cmstat_owner *owner)
 }
 
 /*
+ * What freeing @obj, which @owner says what it is, adds to its heap's
+ * site rows: read before the object goes.
+ */
+static void cmstat_owner_site(struct cmstat_heap *heap, const void *obj,
+			      struct cmstat_owner *owner)
+{
+	switch (owner->kind) {
+	case CMSTAT_OWNER_CLASS:
+		owner->site = cmstat_site_count_of(heap, obj, owner->class,
+						   cmstat_class_sizes[owner->class],
+						   true);
+		break;
+	case CMSTAT_OWNER_CACHE:
+		owner->site = cmstat_site_count_of(owner->cc->heap, obj, -1,
+						   owner->cc->size, true);
+		break;
+	case CMSTAT_OWNER_LARGE:
+		owner->site = cmstat_site_count_of(heap, obj, -1,
+						   cmstat_large_held(owner),
+						   true);
+		break;
+	case CMSTAT_OWNER_FOREIGN:
+		owner->site = __CMSTAT_NO_SITE;
+		break;
+	}
+}
+
+/*
  * Whether a free of @obj without a size may go ahead, and what it is.
  * Memory cmstat did not allocate may always be freed, and is counted
  * nowhere (said once with debug_free=1, which asks for such reports).
@@ -36,6 +64,7 @@ static bool cmstat_unsized_check(struct cmstat_heap *heap, const void *obj,
 				 unsigned long caller)
 {
 	cmstat_owner_of(obj, owner);
+	cmstat_owner_site(heap, obj, owner);
 	switch (owner->kind) {
 	case CMSTAT_OWNER_FOREIGN:
 		if (cmstat_debug_free_enabled())
@@ -59,18 +88,20 @@ static void cmstat_unsized_count(struct cmstat_heap *heap,
 	case CMSTAT_OWNER_CLASS:
 		cmstat_account(heap, CMSTAT_HC_CLASS_FREES + owner->class,
 			       CMSTAT_HC_REQUESTED_FREE_BYTES,
-			       cmstat_class_sizes[owner->class], -1, 0);
+			       cmstat_class_sizes[owner->class], -1, 0,
+			       owner->site);
 		break;
 	case CMSTAT_OWNER_CACHE:
 		cmstat_account(cc->heap,
 			       cmstat_cache_mallocs_idx(cc) + CMSTAT_HEAP_CACHES,
-			       CMSTAT_HC_CACHE_FREE_BYTES, cc->size, -1, 0);
+			       CMSTAT_HC_CACHE_FREE_BYTES, cc->size, -1, 0,
+			       owner->site);
 		break;
 	case CMSTAT_OWNER_LARGE:
 		cmstat_account(heap, CMSTAT_HC_LARGE_FREES,
 			       CMSTAT_HC_REQUESTED_FREE_BYTES, owner->size,
 			       CMSTAT_HC_LARGE_FREE_BYTES,
-			       cmstat_large_held(owner));
+			       cmstat_large_held(owner), owner->site);
 		break;
 	case CMSTAT_OWNER_FOREIGN:
 		break;
@@ -120,6 +151,19 @@ static void cmstat_kfree_from(struct cmstat_heap *heap, const void *obj,
 	cmstat_unsized_count(heap, &owner);
 }
 
+/* cmstat_kfree() of a class object of a heap with site rows. */
+static noinline void cmstat_kfree_sited(struct cmstat_heap *heap,
+					const void *obj, unsigned int class)
+{
+	__cmstat_account(&heap->slots, 0,
+			 CMSTAT_COUNTER_SLOT(CMSTAT_HC_CLASS_FREES + class),
+			 CMSTAT_HC_REQUESTED_FREE_BYTES, cmstat_class_sizes[class],
+			 cmstat_site_count_of(heap, obj, class,
+					      cmstat_class_sizes[class], true));
+	__cmstat_kfree(obj);
+	barrier();	/* not a tail call either: see cmstat_kfree() */
+}
+
 /**
  * cmstat_kfree() - free memory without its size
  * @heap: the heap it was allocated from
@@ -141,14 +185,22 @@ void cmstat_kfree(struct cmstat_heap *heap, const void *obj)
 	/* Read only once known to be a class: unsigned, never sign-extended. */
 	unsigned int c = class;
 
-	/* A size class's object, counted inline: the common case, first. */
+	/*
+	 * A size class's object, counted inline: the common case, first.
+	 * Counted first: then nothing is kept across kfree().  A heap with
+	 * site rows goes to its own function, a tail call, which costs the
+	 * rest a compare.
+	 */
 	if (likely(class >= 0) &&
 	    static_branch_likely(&cmstat_inline_accounting)) {
-		/* Counted first: then nothing is kept across kfree(). */
+		if (unlikely(__cmstat_heap_has_sites(heap))) {
+			cmstat_kfree_sited(heap, obj, c);
+			return;
+		}
 		__cmstat_account(&heap->slots, 0,
 				 CMSTAT_COUNTER_SLOT(CMSTAT_HC_CLASS_FREES + c),
 				 CMSTAT_HC_REQUESTED_FREE_BYTES,
-				 cmstat_class_sizes[c]);
+				 cmstat_class_sizes[c], __CMSTAT_NO_SITE);
 		__cmstat_kfree(obj);
 		/*
 		 * Not a tail call, so that kfree()'s tracepoint names this
@@ -335,15 +387,17 @@ void *cmstat_kvmalloc_node(struct cmstat_heap *heap, size_t size, gfp_t gfp,
 EXPORT_SYMBOL_GPL(cmstat_kvmalloc_node);
 
 /*
- * The bytes @obj may hold, as @owner says; 0 for vmalloc() memory that
- * is not cmstat's, whose size only vmalloc's private records know.
+ * The bytes @obj may hold, as @owner says: a class object of @heap's but
+ * for its site tag; 0 for vmalloc() memory that is not cmstat's, whose
+ * size only vmalloc's private records know.
  */
-static size_t cmstat_owner_size(const void *obj,
+static size_t cmstat_owner_size(struct cmstat_heap *heap, const void *obj,
 				const struct cmstat_owner *owner)
 {
 	switch (owner->kind) {
 	case CMSTAT_OWNER_CLASS:
-		return cmstat_class_sizes[owner->class];
+		return cmstat_class_sizes[owner->class] -
+		       cmstat_heap_tag_bytes(heap);
 	case CMSTAT_OWNER_CACHE:
 		return owner->cc->size;
 	case CMSTAT_OWNER_LARGE:
@@ -368,7 +422,7 @@ static void *cmstat_realloc_from(struct cmstat_heap *heap, const void *obj,
 			return ZERO_SIZE_PTR;
 		}
 		cmstat_owner_of(obj, &owner);
-		old_size = cmstat_owner_size(obj, &owner);
+		old_size = cmstat_owner_size(heap, obj, &owner);
 		if (owner.kind == CMSTAT_OWNER_CLASS && new_size <= old_size) {
 			if (want_init_on_alloc(gfp) || want_init_on_free())
 				memset((char *)obj + new_size, 0,

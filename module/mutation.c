@@ -21,4 +21,4 @@ int cmstat_mutation;
 EXPORT_SYMBOL_GPL(cmstat_mutation);
 module_param_named(mutation, cmstat_mutation, int, 0444);
 MODULE_PARM_DESC(mutation,
-		 "Test builds only: 0 none, 1 the reader skips the wait, 2 all sections share one sequence counter, 3 the reader IPIs idle CPUs too, 4 nested sections of depths 2-3 (and 4-7...) share one");
+		 "Test builds only: 0 none, 1 the reader skips the wait, 2 all sections share one sequence counter, 3 the reader IPIs idle CPUs too, 4 nested sections of depths 2-3 (and 4-7...) share one, 5 a call site's row is counted in a section of its own");

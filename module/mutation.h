@@ -25,6 +25,7 @@ enum cmstat_mutation {
 	CMSTAT_MUTATE_SHARED_SEQ,	/* every section uses one counter */
 	CMSTAT_MUTATE_IPI_ALL,		/* the old reader: IPIs every CPU */
 	CMSTAT_MUTATE_NEST_SHARED,	/* depths 2-3, 4-7...: one counter */
+	CMSTAT_MUTATE_SITE_APART,	/* a site's row: a section of its own */
 };
 
 /* The module parameter "mutation"; set at load, read-only after. */
@@ -50,6 +51,10 @@ static __always_inline unsigned long __cmstat_mutate_seq(unsigned long seq)
 }
 
 #define __cmstat_seq_index(seq)	__cmstat_mutate_seq(seq)
+
+/* Whether a site's row is counted apart from its heap's totals. */
+#define __cmstat_site_apart()	\
+	(READ_ONCE(cmstat_mutation) == CMSTAT_MUTATE_SITE_APART)
 
 static inline bool cmstat_mutate_skip_wait(void)
 {

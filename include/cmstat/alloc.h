@@ -22,6 +22,7 @@
 #include <linux/build_bug.h>
 #include <linux/gfp.h>
 #include <linux/jump_label.h>
+#include <linux/minmax.h>
 #include <linux/module.h>
 #include <linux/overflow.h>
 #include <linux/slab.h>
@@ -29,6 +30,7 @@
 
 #include <cmstat/compat.h>
 #include <cmstat/counters.h>
+#include <cmstat/site.h>
 
 /**
  * CMSTAT_NR_CLASSES - number of size classes
@@ -103,6 +105,10 @@ struct cmstat_heap_by_slab {
  * @by_slab: its typed caches by their slab cache, for
  *	cmstat_heap_cache_of(): what include/cmstat/adopt.h's
  *	kmem_cache_alloc() and the rest look a module's cache up in
+ * @site_key: unique to a heap with site rows (include/cmstat/site.h),
+ *	%CMSTAT_SITE_KEY_NONE for one without
+ * @site_slots: the slots of its site counter sets, by column / 256; NULL
+ *	for a set not allocated yet
  *
  * Clients hold a pointer from cmstat_heap_create() and touch nothing in
  * it: only cmstat's inline allocation functions read @slots.  This is all
@@ -118,7 +124,16 @@ struct cmstat_heap_by_slab {
 struct cmstat_heap {
 	u64 __percpu *slots;
 	struct cmstat_heap_by_slab by_slab[CMSTAT_HEAP_BY_SLAB];
+	unsigned long site_key;
+	u64 __percpu *site_slots[CMSTAT_SITE_SETS];
 };
+
+/*
+ * The site key of a heap without site rows: no binding ever holds it, so
+ * a site of a module built with CMSTAT_SITES always asks cmstat.ko, which
+ * says the heap has no sites.
+ */
+#define CMSTAT_SITE_KEY_NONE	(ULONG_MAX >> CMSTAT_SITE_COL_BITS)
 
 /**
  * CMSTAT_CACHE_NAME_MAX - the longest typed cache name cmstat shows,
@@ -442,21 +457,155 @@ static __always_inline bool __cmstat_gfp_misplaced(gfp_t gfp)
 }
 
 /*
+ * The column of @site in @heap's site rows, or -1: @site is NULL (a
+ * module built without CMSTAT_SITES, where this folds away) or the heap
+ * has none.  A site bound to @heap holds its column; the first allocation
+ * from another heap binds it out of line.
+ */
+static __always_inline int __cmstat_site_col(struct cmstat_heap *heap,
+					     struct cmstat_site *site)
+{
+	unsigned long binding;
+
+	if (!site)
+		return -1;
+	/*
+	 * Pairs with smp_store_release() in cmstat_site_bind(): the column's
+	 * counter set, published before the binding, is seen with it.
+	 */
+	binding = smp_load_acquire(&site->binding);
+	if (likely(binding >> CMSTAT_SITE_COL_BITS == heap->site_key))
+		return binding & CMSTAT_SITE_COL_MASK;
+	return __cmstat_site_bind(heap, site);
+}
+
+/*
+ * Whether @heap has site rows: its first counter set comes with it, so
+ * one compare with memory tells.
+ */
+static __always_inline bool __cmstat_heap_has_sites(const struct cmstat_heap *heap)
+{
+	return heap->site_slots[0];
+}
+
+/* The unattributed column of @heap, or -1 if it has no site rows. */
+static __always_inline int __cmstat_site_unattributed(const struct cmstat_heap *heap)
+{
+	return __cmstat_heap_has_sites(heap) ? CMSTAT_SITE_UNATTRIBUTED : -1;
+}
+
+/* Where a sited class object of @held bytes keeps its tag. */
+static __always_inline u32 *__cmstat_site_tag(const void *obj, size_t held)
+{
+	return (u32 *)((char *)obj + held - CMSTAT_SITE_TAG_SIZE);
+}
+
+/*
+ * The column in the tag of @obj, a sited class object of @held bytes of
+ * @heap; -1 if @heap has no site rows.  A tag cmstat did not write (an
+ * object allocated by a module built without CMSTAT_SITES, or written
+ * past its end) is reported, and counted unattributed.
+ */
+static __always_inline int __cmstat_site_col_of(struct cmstat_heap *heap,
+						const void *obj, size_t held)
+{
+	unsigned int col;
+	u32 tag;
+
+	if (__cmstat_site_unattributed(heap) < 0)
+		return -1;
+	tag = *__cmstat_site_tag(obj, held);
+	col = tag & CMSTAT_SITE_COL_MASK;
+	/*
+	 * A column's set is published before any object is tagged with it
+	 * (see __cmstat_site_col()), and the object reached this CPU after.
+	 */
+	if (unlikely((tag & ~CMSTAT_SITE_COL_MASK) != CMSTAT_SITE_TAG_MAGIC ||
+		     !READ_ONCE(heap->site_slots[col / CMSTAT_SITES_PER_SET])))
+		return __cmstat_site_tag_bad(heap, tag);
+	return col;
+}
+
+/*
+ * In an open section: @n objects of @held bytes each allocated (or freed,
+ * if @free) at column @col of @heap's sites; nothing if @col is -1.
+ */
+static __always_inline void __cmstat_site_add(const struct cmstat_section *sec,
+					      const struct cmstat_heap *heap,
+					      int col, bool free,
+					      unsigned long n, size_t held)
+{
+	unsigned int idx = col % CMSTAT_SITES_PER_SET * CMSTAT_SC_NR;
+	u64 __percpu *slot;
+
+	if (col < 0)
+		return;
+	slot = __cmstat_slot(sec, READ_ONCE(heap->site_slots[col /
+							CMSTAT_SITES_PER_SET]));
+	cmstat_section_add(slot, idx + (free ? CMSTAT_SC_FREES :
+					       CMSTAT_SC_MALLOCS), n);
+	cmstat_section_add(slot, idx + (free ? CMSTAT_SC_FREE_BYTES :
+					       CMSTAT_SC_ALLOC_BYTES), n * held);
+}
+
+/**
+ * struct cmstat_site_count - what a section adds to a site's row
+ * @heap: the heap whose site rows hold the column
+ * @col: the column, or -1 for none
+ * @held: the object's bytes, as the heap holds them
+ * @free: whether the section frees it
+ */
+struct cmstat_site_count {
+	const struct cmstat_heap *heap;
+	int col;
+	size_t held;
+	bool free;
+};
+
+#define __CMSTAT_NO_SITE	((struct cmstat_site_count){ .col = -1 })
+
+/*
+ * Whether a site's row is counted in a section of its own: never, but in
+ * the test builds that break the protocol on purpose (module/mutation.h).
+ */
+#ifndef __cmstat_site_apart
+#define __cmstat_site_apart()	false
+#endif
+
+/*
+ * In the open section @sec: what @site says, in the same section as the
+ * heap's totals, so that no snapshot sees one without the other.
+ */
+static __always_inline void __cmstat_site_count(struct cmstat_section *sec,
+						struct cmstat_site_count site)
+{
+	if (site.col < 0)
+		return;
+	if (__cmstat_site_apart()) {
+		cmstat_section_end(sec);
+		__cmstat_section_open(sec, &cmstat_heap_group);
+	}
+	__cmstat_site_add(sec, site.heap, site.col, site.free, 1, site.held);
+}
+
+/*
  * One writer section on a heap's counters: an allocation or free moves one
  * count, whose slots start at @count_slot (CMSTAT_COUNTER_SLOT()), and one
- * byte counter.  The heap's slots are read through @slots once the section
- * is open, where the load folds into the add that finds this generation's.
- * Straight-line: the generation from the heap group, the sequence counter
- * from the preemption depth, whatever the context and whatever section of
- * the caller's it runs in.  An allocation that may block, from interrupt
- * context, is accounted all the same and reported once (out of line,
- * naming the caller).
+ * byte counter, and the site's row in @site (nothing for
+ * __CMSTAT_NO_SITE, which folds away).  The heap's slots are read through
+ * @slots once the section is open, where the load folds into the add that
+ * finds this generation's.  Straight-line: the generation from the heap
+ * group, the sequence counter from the preemption depth, whatever the
+ * context and whatever section of the caller's it runs in.  An allocation
+ * that may block, from interrupt context, is accounted all the same and
+ * reported once (out of line, naming the caller).
  */
 static __always_inline void __cmstat_account(u64 __percpu *const *slots,
 					     gfp_t gfp,
 					     unsigned long count_slot,
 					     unsigned int bytes_idx,
-					     size_t size)
+					     size_t size,
+					     struct cmstat_site_count site)
 {
 	struct cmstat_section sec;
 	u64 __percpu *slot;
@@ -467,6 +616,7 @@ static __always_inline void __cmstat_account(u64 __percpu *const *slots,
 	slot = __cmstat_slot(&sec, *slots);
 	__cmstat_section_add_at(slot, count_slot, 1);
 	cmstat_section_add(slot, bytes_idx, size);
+	__cmstat_site_count(&sec, site);
 	cmstat_section_end(&sec);
 }
 
@@ -485,12 +635,16 @@ void *__cmstat_kmalloc(struct cmstat_heap *heap, size_t size, gfp_t gfp)
  * cmstat_alloc() and cmstat_kmalloc(): the same but for the requested
  * bytes counted.  A sized allocation counts @size, which its sized free
  * gives back; one that may be freed without a size (@unsized) counts its
- * whole class, which is what cmstat_kfree() can tell of it.
+ * whole class, which is what cmstat_kfree() can tell of it.  In a module
+ * built with CMSTAT_SITES the class has room for the tag past @size, and
+ * the object is tagged with @site's column, or unattributed for a NULL
+ * @site.
  */
 static __always_inline __alloc_size(2) void *
 __cmstat_alloc_inline(struct cmstat_heap *heap, size_t size, gfp_t gfp,
-		      bool unsized)
+		      bool unsized, struct cmstat_site *site)
 {
+	struct cmstat_site_count count = __CMSTAT_NO_SITE;
 	unsigned int class;
 	size_t requested;
 	void *obj;
@@ -501,12 +655,21 @@ __cmstat_alloc_inline(struct cmstat_heap *heap, size_t size, gfp_t gfp,
 	 * 0, large or too large: one test, as an unsigned 0 - 1 is huge.
 	 * A zone modifier, out of line too: none, for a constant @gfp.
 	 */
-	if (size - 1 >= CMSTAT_MAX_CLASS_SIZE || (gfp & __CMSTAT_GFP_ZONES))
+	if (size - 1 >= CMSTAT_MAX_CLASS_SIZE - __CMSTAT_TAG_BYTES ||
+	    (gfp & __CMSTAT_GFP_ZONES))
 		return unsized ? __cmstat_kmalloc(heap, size, gfp) :
 				 __cmstat_alloc(heap, size, gfp);
-	class = __cmstat_class(size);
+	class = __cmstat_class(size + __CMSTAT_TAG_BYTES);
 	requested = unsized ? cmstat_class_sizes[class] : size;
 	obj = kmem_cache_alloc(cmstat_class_caches[class], gfp);
+	if (__CMSTAT_TAG_BYTES && obj) {
+		count.heap = heap;
+		count.held = cmstat_class_sizes[class];
+		count.col = site ? __cmstat_site_col(heap, site) :
+			    __cmstat_site_unattributed(heap);
+		*__cmstat_site_tag(obj, count.held) = CMSTAT_SITE_TAG_MAGIC |
+			max(count.col, CMSTAT_SITE_UNATTRIBUTED);
+	}
 	if (static_branch_likely(&cmstat_inline_accounting)) {
 		if (unlikely(!obj)) {
 			__cmstat_alloc_failed(heap);
@@ -515,7 +678,8 @@ __cmstat_alloc_inline(struct cmstat_heap *heap, size_t size, gfp_t gfp,
 		__cmstat_account(&heap->slots, gfp,
 				 CMSTAT_COUNTER_SLOT(CMSTAT_HC_CLASS_MALLOCS +
 						     class),
-				 CMSTAT_HC_REQUESTED_ALLOC_BYTES, requested);
+				 CMSTAT_HC_REQUESTED_ALLOC_BYTES, requested,
+				 count);
 		return obj;
 	}
 	if (static_branch_unlikely(&cmstat_debug_free_key))
@@ -555,7 +719,7 @@ __cmstat_alloc_inline(struct cmstat_heap *heap, size_t size, gfp_t gfp,
 static __always_inline __alloc_size(2) void *
 cmstat_alloc(struct cmstat_heap *heap, size_t size, gfp_t gfp)
 {
-	return __cmstat_alloc_inline(heap, size, gfp, false);
+	return __cmstat_alloc_inline(heap, size, gfp, false, NULL);
 }
 
 /**
@@ -618,21 +782,28 @@ cmstat_alloc_array(struct cmstat_heap *heap, size_t n, size_t size, gfp_t gfp)
 static __always_inline void cmstat_free(struct cmstat_heap *heap,
 					const void *obj, size_t size)
 {
+	struct cmstat_site_count count = __CMSTAT_NO_SITE;
 	unsigned int class;
 
-	if (size - 1 >= CMSTAT_MAX_CLASS_SIZE) {
+	if (size - 1 >= CMSTAT_MAX_CLASS_SIZE - __CMSTAT_TAG_BYTES) {
 		__cmstat_free(heap, obj, size);
 		return;
 	}
-	class = __cmstat_class(size);
+	class = __cmstat_class(size + __CMSTAT_TAG_BYTES);
 	if (static_branch_likely(&cmstat_inline_accounting)) {
 		if (unlikely(ZERO_OR_NULL_PTR(obj)))
 			return;
+		if (__CMSTAT_TAG_BYTES) {
+			count.heap = heap;
+			count.held = cmstat_class_sizes[class];
+			count.col = __cmstat_site_col_of(heap, obj, count.held);
+			count.free = true;
+		}
 		/* Whatever @size says: kfree() finds the object's own slab. */
 		__cmstat_kfree(obj);
 		__cmstat_account(&heap->slots, 0,
 				 CMSTAT_COUNTER_SLOT(CMSTAT_HC_CLASS_FREES + class),
-				 CMSTAT_HC_REQUESTED_FREE_BYTES, size);
+				 CMSTAT_HC_REQUESTED_FREE_BYTES, size, count);
 		return;
 	}
 	if (static_branch_unlikely(&cmstat_debug_free_key)) {
@@ -656,5 +827,22 @@ static __always_inline void cmstat_free_array(struct cmstat_heap *heap,
 	/* As the allocation computed it: an overflow only came with NULL. */
 	cmstat_free(heap, obj, size_mul(n, size));
 }
+
+/*
+ * In a module built with CMSTAT_SITES, each call is its own site: the
+ * functions above, documented as they are, become macros that give
+ * __cmstat_alloc_inline() this line's descriptor.
+ */
+#ifdef CMSTAT_SITES
+#define cmstat_alloc(heap, size, gfp)					\
+	__cmstat_alloc_inline(heap, size, gfp, false, __CMSTAT_SITE_HERE())
+#define cmstat_zalloc(heap, size, gfp)					\
+	__cmstat_alloc_inline(heap, size, (gfp) | __GFP_ZERO, false,	\
+			      __CMSTAT_SITE_HERE())
+#define cmstat_alloc_array(heap, n, size, gfp)				\
+	__cmstat_alloc_inline(heap, size_mul(n, size), gfp, false,	\
+			      __CMSTAT_SITE_HERE())
+#define cmstat_heap_create(name)	cmstat_heap_create_sites(name)
+#endif
 
 #endif /* _CMSTAT_ALLOC_H */

@@ -142,6 +142,25 @@ cmstat_heap_cache_of(const struct cmstat_heap *heap,
 	return __cmstat_heap_cache_probe(heap, s);
 }
 
+/*
+ * What an object of @cc adds to its heap's site rows, in a module built
+ * with CMSTAT_SITES: the unattributed column, as cmstat.ko counts a typed
+ * cache's objects there too.  Nothing otherwise.
+ */
+static __always_inline struct cmstat_site_count
+__cmstat_cache_site(const struct cmstat_cache *cc, bool free)
+{
+	struct cmstat_site_count count = __CMSTAT_NO_SITE;
+
+	if (__CMSTAT_TAG_BYTES) {
+		count.heap = cc->heap;
+		count.col = __cmstat_site_unattributed(cc->heap);
+		count.held = cc->size;
+		count.free = free;
+	}
+	return count;
+}
+
 /* The accounting of an allocation from @cc that returned @obj. */
 static __always_inline void *__cmstat_cache_alloc_done(struct cmstat_cache *cc,
 						       void *obj, gfp_t gfp)
@@ -152,7 +171,8 @@ static __always_inline void *__cmstat_cache_alloc_done(struct cmstat_cache *cc,
 			return NULL;
 		}
 		__cmstat_account(&cc->slots, gfp, cc->mallocs_slot,
-				 CMSTAT_HC_CACHE_ALLOC_BYTES, cc->size);
+				 CMSTAT_HC_CACHE_ALLOC_BYTES, cc->size,
+				 __cmstat_cache_site(cc, false));
 		return obj;
 	}
 	if (static_branch_unlikely(&cmstat_debug_free_key))
@@ -232,7 +252,8 @@ static __always_inline void cmstat_cache_free(struct cmstat_cache *cc,
 			return;
 		__cmstat_kfree(obj);
 		__cmstat_account(&cc->slots, 0, cc->frees_slot,
-				 CMSTAT_HC_CACHE_FREE_BYTES, cc->size);
+				 CMSTAT_HC_CACHE_FREE_BYTES, cc->size,
+				 __cmstat_cache_site(cc, true));
 		return;
 	}
 	if (static_branch_unlikely(&cmstat_debug_free_key)) {

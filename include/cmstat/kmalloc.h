@@ -76,7 +76,7 @@ __printf(3, 4) char *cmstat_kasprintf(struct cmstat_heap *heap, gfp_t gfp,
 static __always_inline __alloc_size(2) void *
 cmstat_kmalloc(struct cmstat_heap *heap, size_t size, gfp_t gfp)
 {
-	return __cmstat_alloc_inline(heap, size, gfp, true);
+	return __cmstat_alloc_inline(heap, size, gfp, true, NULL);
 }
 
 /**
@@ -327,5 +327,20 @@ do {									\
 	if (___cmstat_p && __cmstat_kfree_deferred(heap, ___cmstat_p))	\
 		cmstat_kvfree_rcu_1(___cmstat_p);			\
 } while (0)
+
+/* Each call its own site, with CMSTAT_SITES: see include/cmstat/alloc.h. */
+#ifdef CMSTAT_SITES
+#define cmstat_kmalloc(heap, size, gfp)					\
+	__cmstat_alloc_inline(heap, size, gfp, true, __CMSTAT_SITE_HERE())
+#define cmstat_kzalloc(heap, size, gfp)					\
+	__cmstat_alloc_inline(heap, size, (gfp) | __GFP_ZERO, true,	\
+			      __CMSTAT_SITE_HERE())
+#define cmstat_kmalloc_array(heap, n, size, gfp)			\
+	__cmstat_alloc_inline(heap, size_mul(n, size), gfp, true,	\
+			      __CMSTAT_SITE_HERE())
+#define cmstat_kcalloc(heap, n, size, gfp)				\
+	__cmstat_alloc_inline(heap, size_mul(n, size), (gfp) | __GFP_ZERO, \
+			      true, __CMSTAT_SITE_HERE())
+#endif
 
 #endif /* _CMSTAT_KMALLOC_H */

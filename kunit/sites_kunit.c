@@ -1,0 +1,519 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit tests of call-site rows (include/cmstat/site.h) and of the leak
+ * check (include/cmstat/kunit.h).  Built with CMSTAT_SITES (kunit/Kbuild),
+ * as a module that wants its sites would be: each allocation below is a
+ * site of its own, and the heaps this file creates have site rows.
+ */
+
+#include <kunit/test.h>
+#include <linux/hrtimer.h>
+#include <linux/kthread.h>
+#include <linux/random.h>
+#include <linux/sched.h>
+#include <linux/sizes.h>
+#include <linux/string.h>
+
+#include <cmstat/kunit.h>
+
+#include "cmstat_kunit.h"
+
+/* Enough rows for every case here. */
+#define SITES_ROWS	16
+
+/* The rows and totals of @heap, at one cut; the number of rows. */
+static unsigned int sites_read(struct kunit *test, struct cmstat_heap *heap,
+			       struct cmstat_site_stats *rows,
+			       struct cmstat_heap_stats *st)
+{
+	int n = cmstat_heap_sites_read(heap, rows, SITES_ROWS, st);
+
+	KUNIT_ASSERT_GE(test, n, 1);
+	KUNIT_ASSERT_LE(test, n, SITES_ROWS);
+	return n;
+}
+
+/* The row of the site at @line of @function, or NULL. */
+static const struct cmstat_site_stats *
+sites_row(const struct cmstat_site_stats *rows, unsigned int n,
+	  const char *function, unsigned int line)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (rows[i].line == line && !strcmp(rows[i].function, function))
+			return &rows[i];
+	return NULL;
+}
+
+/* The rows of @st's heap sum to its totals: objects, bytes and counts. */
+static void sites_expect_sums(struct kunit *test,
+			      const struct cmstat_site_stats *rows,
+			      unsigned int n, const struct cmstat_heap_stats *st)
+{
+	u64 mallocs = 0, frees = 0, live = 0, bytes = 0;
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		KUNIT_EXPECT_EQ(test, rows[i].column, i);
+		mallocs += rows[i].mallocs;
+		frees += rows[i].frees;
+		live += rows[i].live_objects;
+		bytes += rows[i].live_bytes;
+	}
+	KUNIT_EXPECT_EQ(test, mallocs, st->mallocs);
+	KUNIT_EXPECT_EQ(test, frees, st->frees);
+	KUNIT_EXPECT_EQ(test, live, st->live_objects);
+	KUNIT_EXPECT_EQ(test, bytes, st->live_bytes);
+}
+
+/* Frees elsewhere than the site: the row is the allocating line's. */
+static noinline void sites_free_elsewhere(struct cmstat_heap *heap, void *obj)
+{
+	cmstat_kfree(heap, obj);
+}
+
+static struct cmstat_heap_stats *sites_stats(struct kunit *test)
+{
+	struct cmstat_heap_stats *st = kunit_kzalloc(test, sizeof(*st),
+						     GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, st);
+	return st;
+}
+
+static struct cmstat_site_stats *sites_rows(struct kunit *test)
+{
+	struct cmstat_site_stats *rows = kunit_kcalloc(test, SITES_ROWS,
+						       sizeof(*rows),
+						       GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, rows);
+	return rows;
+}
+
+/*
+ * Each line its row, exact: sized and unsized allocations, frees in
+ * another function, and the out-of-line paths, a typed cache and a large
+ * allocation counted unattributed; the rows sum to the heap at every read.
+ */
+static void sites_rows_exact(struct kunit *test)
+{
+	struct cmstat_heap *heap = cmstat_kunit_heap(test, "sites_rows");
+	struct cmstat_cache *cc = cmstat_kunit_cache(test, heap, "sites_typed",
+						     72, 0, 0, NULL);
+	struct cmstat_site_stats *rows = sites_rows(test);
+	struct cmstat_heap_stats *st = sites_stats(test);
+	const struct cmstat_site_stats *row;
+	unsigned int n, sized_line, unsized_line, i;
+	void *sized[3], *unsized[2], *dup, *typed, *large;
+
+	for (i = 0; i < ARRAY_SIZE(sized); i++) {
+		sized_line = __LINE__ + 1;
+		sized[i] = cmstat_alloc(heap, 24, GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, sized[i]);
+	}
+	for (i = 0; i < ARRAY_SIZE(unsized); i++) {
+		unsized_line = __LINE__ + 1;
+		unsized[i] = cmstat_kzalloc(heap, 100, GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, unsized[i]);
+	}
+	dup = cmstat_kmemdup(heap, "twelve bytes", 12, GFP_KERNEL);
+	typed = cmstat_cache_alloc(cc, GFP_KERNEL);
+	large = cmstat_kmalloc(heap, SZ_512K, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, dup);
+	KUNIT_ASSERT_NOT_NULL(test, typed);
+	KUNIT_ASSERT_NOT_NULL(test, large);
+
+	n = sites_read(test, heap, rows, st);
+	KUNIT_EXPECT_EQ(test, n, 3);
+	sites_expect_sums(test, rows, n, st);
+	row = sites_row(rows, n, __func__, sized_line);
+	KUNIT_ASSERT_NOT_NULL(test, row);
+	KUNIT_EXPECT_EQ(test, row->mallocs, 3);
+	/* 24 bytes and the tag: the 32-byte class. */
+	KUNIT_EXPECT_EQ(test, row->live_bytes, 3 * 32);
+	KUNIT_EXPECT_EQ(test, strncmp(row->file, __FILE__, sizeof(row->file) - 1),
+			0);
+	row = sites_row(rows, n, __func__, unsized_line);
+	KUNIT_ASSERT_NOT_NULL(test, row);
+	KUNIT_EXPECT_EQ(test, row->live_objects, 2);
+	KUNIT_EXPECT_EQ(test, row->live_bytes, 2 * 112);
+	/* The unattributed: the copy, the typed object, the large one. */
+	KUNIT_EXPECT_EQ(test, rows[0].live_objects, 3);
+	KUNIT_EXPECT_EQ(test, rows[0].function[0], '\0');
+
+	for (i = 0; i < ARRAY_SIZE(sized); i++)
+		cmstat_free(heap, sized[i], 24);
+	sites_free_elsewhere(heap, unsized[0]);
+	n = sites_read(test, heap, rows, st);
+	sites_expect_sums(test, rows, n, st);
+	row = sites_row(rows, n, __func__, sized_line);
+	KUNIT_ASSERT_NOT_NULL(test, row);
+	KUNIT_EXPECT_EQ(test, row->frees, 3);
+	KUNIT_EXPECT_EQ(test, row->live_bytes, 0);
+	row = sites_row(rows, n, __func__, unsized_line);
+	KUNIT_ASSERT_NOT_NULL(test, row);
+	KUNIT_EXPECT_EQ(test, row->live_objects, 1);
+
+	sites_free_elsewhere(heap, unsized[1]);
+	cmstat_kfree(heap, dup);
+	cmstat_cache_free(cc, typed);
+	cmstat_kfree(heap, large);
+	n = sites_read(test, heap, rows, st);
+	sites_expect_sums(test, rows, n, st);
+	KUNIT_EXPECT_EQ(test, st->live_objects, 0);
+}
+
+/*
+ * The tag's room: a size whose class has no slack takes the next one, a
+ * size the largest class cannot hold with its tag goes to the page
+ * allocator, and resizes in place keep the tag.
+ */
+static void sites_tag_room(struct kunit *test)
+{
+	struct cmstat_heap *heap = cmstat_kunit_heap(test, "sites_room");
+	struct cmstat_site_stats *rows = sites_rows(test);
+	struct cmstat_heap_stats *st = sites_stats(test);
+	const struct cmstat_site_stats *row;
+	unsigned int n, line;
+	void *full, *edge, *grown;
+
+	line = __LINE__ + 1;
+	full = cmstat_alloc(heap, 64, GFP_KERNEL);
+	edge = cmstat_alloc(heap, CMSTAT_MAX_CLASS_SIZE - 2, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, full);
+	KUNIT_ASSERT_NOT_NULL(test, edge);
+	memset(full, 0xff, 64);		/* all the caller may write */
+	n = sites_read(test, heap, rows, st);
+	row = sites_row(rows, n, __func__, line);
+	KUNIT_ASSERT_NOT_NULL(test, row);
+	KUNIT_EXPECT_EQ(test, row->live_bytes, 80);
+	KUNIT_EXPECT_EQ(test, st->large_live_objects, 1);
+
+	/* In place within the 80-byte class: 70 bytes and the tag fit. */
+	grown = cmstat_realloc(heap, full, 64, 70, GFP_KERNEL | __GFP_ZERO);
+	KUNIT_EXPECT_PTR_EQ(test, grown, full);
+	n = sites_read(test, heap, rows, st);
+	sites_expect_sums(test, rows, n, st);
+	row = sites_row(rows, n, __func__, line);
+	KUNIT_ASSERT_NOT_NULL(test, row);
+	KUNIT_EXPECT_EQ(test, row->live_objects, 1);
+
+	cmstat_free(heap, grown, 70);
+	cmstat_free(heap, edge, CMSTAT_MAX_CLASS_SIZE - 2);
+	n = sites_read(test, heap, rows, st);
+	sites_expect_sums(test, rows, n, st);
+	KUNIT_EXPECT_EQ(test, st->live_objects, 0);
+	KUNIT_EXPECT_EQ(test, rows[0].live_objects, 0);
+}
+
+/* The negative control: the report of a leak names the line. */
+static void sites_leak_report_names_line(struct kunit *test)
+{
+	struct cmstat_heap *heap = cmstat_kunit_heap(test, "sites_leaky");
+	struct cmstat_leak_check *lc = cmstat_leak_check_start(heap);
+	char want[32], *report;
+	unsigned int line;
+	void *kept, *freed;
+	long leaked;
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, lc);
+	freed = cmstat_kmalloc(heap, 200, GFP_KERNEL);
+	line = __LINE__ + 1;
+	kept = cmstat_kmalloc(heap, 40, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, kept);
+	cmstat_kfree(heap, freed);
+	leaked = cmstat_leak_check_end(lc, &report);
+	cmstat_kfree(heap, kept);
+
+	KUNIT_EXPECT_EQ(test, leaked, 1);
+	KUNIT_ASSERT_NOT_NULL(test, report);
+	kunit_info(test, "the report: %s\n", report);
+	snprintf(want, sizeof(want), ":%u", line);
+	KUNIT_EXPECT_NOT_NULL(test, strstr(report, want));
+	KUNIT_EXPECT_NOT_NULL(test, strstr(report, __func__));
+	KUNIT_EXPECT_NOT_NULL(test, strstr(report, "1 object, 48 bytes"));
+	kfree(report);
+}
+
+/*
+ * cmstat_kunit_expect_no_leak() fails a case that leaks and only that:
+ * run on cases of a test of our own, ended here by kunit_cleanup().
+ */
+static void sites_kunit_check_fails_leaky_case(struct kunit *test)
+{
+	struct cmstat_heap *heap = cmstat_kunit_heap(test, "sites_check");
+	struct kunit *leaky = kunit_kzalloc(test, sizeof(*leaky), GFP_KERNEL);
+	struct kunit *clean = kunit_kzalloc(test, sizeof(*clean), GFP_KERNEL);
+	void *kept, *freed;
+
+	KUNIT_ASSERT_NOT_NULL(test, leaky);
+	KUNIT_ASSERT_NOT_NULL(test, clean);
+	kunit_init_test(clean, "clean_on_purpose", NULL);
+	cmstat_kunit_expect_no_leak(clean, heap);
+	freed = cmstat_kmalloc(heap, 16, GFP_KERNEL);
+	cmstat_kfree(heap, freed);
+	kunit_cleanup(clean);
+	KUNIT_EXPECT_EQ(test, clean->status, KUNIT_SUCCESS);
+	/* kunit_cleanup() forgets the running case: this one still runs. */
+	current->kunit_test = test;
+
+	kunit_init_test(leaky, "leaks_on_purpose", NULL);
+	cmstat_kunit_expect_no_leak(leaky, heap);
+	kept = cmstat_alloc(heap, 300, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, kept);
+	kunit_cleanup(leaky);
+	current->kunit_test = test;
+	cmstat_free(heap, kept, 300);
+	KUNIT_EXPECT_EQ(test, leaky->status, KUNIT_FAILURE);
+}
+
+/* A case that frees all it allocates passes the check. */
+static void sites_leak_check_passes(struct kunit *test)
+{
+	struct cmstat_heap *heap = cmstat_kunit_heap(test, "sites_tidy");
+	void *obj;
+	int i;
+
+	cmstat_kunit_expect_no_leak(test, heap);
+	for (i = 0; i < 100; i++) {
+		obj = cmstat_kmalloc(heap, 8 * i + 1, GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, obj);
+		cmstat_kfree(heap, obj);
+	}
+}
+
+/*
+ * The stress: a writer on every CPU and a timer on each, allocating at
+ * two sites and freeing elsewhere, while the reader checks that every
+ * snapshot's rows sum to its heap's totals.  The control reads the totals
+ * and the rows at two cuts, which must disagree while the writers run:
+ * else the check could not see a broken protocol either.  With mutation
+ * 5 (module/mutation.h) a site's row is counted in a section of its own,
+ * and the snapshots must show it.
+ */
+#define SITES_RING		32
+#define SITES_MUTANT_SHOWN	4
+#define SITES_IRQ_PERIOD_NS	(50 * NSEC_PER_USEC)
+
+static unsigned int sites_snapshots = 300;
+module_param(sites_snapshots, uint, 0444);
+MODULE_PARM_DESC(sites_snapshots,
+		 "Snapshots the cmstat_sites stress takes (default 300)");
+
+/* The mutation cmstat was built and loaded with; 0 for none. */
+#ifdef CMSTAT_MUTATIONS
+static int sites_mutation(void)
+{
+	return READ_ONCE(cmstat_mutation);
+}
+
+#define SITES_APART	CMSTAT_MUTATE_SITE_APART
+#else
+static int sites_mutation(void)
+{
+	return 0;
+}
+
+#define SITES_APART	(-1)
+#endif
+
+struct sites_writer {
+	struct cmstat_heap *heap;
+	struct task_struct *task;
+	struct hrtimer timer;
+	void *ring[SITES_RING];	/* the task's objects; even slots sized */
+	void *irq_ring[SITES_RING];
+	unsigned int next, irq_next;
+	unsigned long irq_allocs;
+	bool stop;
+};
+
+static DEFINE_PER_CPU(struct sites_writer, sites_writers);
+
+/* Replace the object in @slot: sized in even slots, unsized in odd ones. */
+static void sites_churn(struct cmstat_heap *heap, void **ring,
+			unsigned int slot, gfp_t gfp)
+{
+	void **p = &ring[slot % SITES_RING];
+
+	if (slot % 2) {
+		sites_free_elsewhere(heap, *p);
+		*p = cmstat_kmalloc(heap, 1 + get_random_u32_below(600), gfp);
+	} else {
+		cmstat_free(heap, *p, 48);
+		*p = cmstat_alloc(heap, 48, gfp);
+	}
+}
+
+static void sites_drain(struct cmstat_heap *heap, void **ring)
+{
+	unsigned int i;
+
+	for (i = 0; i < SITES_RING; i++) {
+		if (i % 2)
+			cmstat_kfree(heap, ring[i]);
+		else
+			cmstat_free(heap, ring[i], 48);
+		ring[i] = NULL;
+	}
+}
+
+static int sites_writer_fn(void *arg)
+{
+	struct sites_writer *w = arg;
+
+	while (!kthread_should_stop()) {
+		sites_churn(w->heap, w->ring, w->next++, GFP_KERNEL);
+		if (w->next % 64 == 0)
+			cond_resched();
+	}
+	sites_drain(w->heap, w->ring);
+	return 0;
+}
+
+static enum hrtimer_restart sites_timer_fn(struct hrtimer *timer)
+{
+	struct sites_writer *w = container_of(timer, struct sites_writer,
+					      timer);
+
+	sites_churn(w->heap, w->irq_ring, w->irq_next++,
+		    GFP_ATOMIC | __GFP_NOWARN);
+	w->irq_allocs++;
+	if (READ_ONCE(w->stop))
+		return HRTIMER_NORESTART;
+	hrtimer_forward_now(timer, ns_to_ktime(SITES_IRQ_PERIOD_NS));
+	return HRTIMER_RESTART;
+}
+
+static void sites_timer_start(void *unused)
+{
+	hrtimer_start(&this_cpu_ptr(&sites_writers)->timer,
+		      ns_to_ktime(SITES_IRQ_PERIOD_NS), HRTIMER_MODE_REL_PINNED);
+}
+
+/* Stop the timers and free what they hold; the tasks are stopped first. */
+static void sites_timers_stop(void *heap)
+{
+	unsigned int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct sites_writer *w = per_cpu_ptr(&sites_writers, cpu);
+
+		WRITE_ONCE(w->stop, true);
+		hrtimer_cancel(&w->timer);
+		sites_drain(heap, w->irq_ring);
+	}
+}
+
+static void sites_writers_start(struct kunit *test, struct cmstat_heap *heap)
+{
+	unsigned int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct sites_writer *w = per_cpu_ptr(&sites_writers, cpu);
+
+		memset(w, 0, sizeof(*w));
+		w->heap = heap;
+		cmstat_hrtimer_setup(&w->timer, sites_timer_fn, CLOCK_MONOTONIC,
+				     HRTIMER_MODE_REL_PINNED);
+	}
+	cmstat_kunit_defer(test, sites_timers_stop, heap);
+	on_each_cpu(sites_timer_start, NULL, 1);
+	for_each_online_cpu(cpu) {
+		struct sites_writer *w = per_cpu_ptr(&sites_writers, cpu);
+		struct task_struct *t;
+
+		t = kthread_create(sites_writer_fn, w, "cmstat_sites/%u", cpu);
+		w->task = cmstat_kunit_kthread(test, t);
+		kthread_bind(w->task, cpu);
+		wake_up_process(w->task);
+	}
+}
+
+static void sites_writers_stop(struct kunit *test, struct cmstat_heap *heap)
+{
+	unsigned int cpu;
+
+	for_each_online_cpu(cpu)
+		cmstat_kunit_kthread_stop(test,
+					  per_cpu_ptr(&sites_writers, cpu)->task);
+	kunit_release_action(test, sites_timers_stop, heap);
+}
+
+/* Whether @rows sum to @st: objects, bytes, allocations and frees. */
+static bool sites_sum_to(const struct cmstat_site_stats *rows, unsigned int n,
+			 const struct cmstat_heap_stats *st)
+{
+	u64 mallocs = 0, frees = 0, bytes = 0;
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		mallocs += rows[i].mallocs;
+		frees += rows[i].frees;
+		bytes += rows[i].live_bytes;
+	}
+	return mallocs == st->mallocs && frees == st->frees &&
+	       bytes == st->live_bytes;
+}
+
+static void sites_stress(struct kunit *test)
+{
+	struct cmstat_heap *heap = cmstat_kunit_heap(test, "sites_stress");
+	struct cmstat_site_stats *rows = sites_rows(test);
+	struct cmstat_heap_stats *st = sites_stats(test);
+	unsigned long snapshots = 0, violations = 0, control = 0, irq = 0;
+	unsigned long want = sites_snapshots;
+	unsigned int n, cpu;
+
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "needs 2 CPUs: the writers and the reader side by side");
+	sites_writers_start(test, heap);
+	while (snapshots < want) {
+		n = sites_read(test, heap, rows, st);
+		snapshots++;
+		violations += !sites_sum_to(rows, n, st);
+		KUNIT_ASSERT_EQ(test, cmstat_heap_read(heap, st), 0);
+		n = sites_read(test, heap, rows, NULL);
+		control += !sites_sum_to(rows, n, st);
+		/* A mutant that has not shown yet: read on, by count. */
+		if (snapshots == want && sites_mutation() == SITES_APART &&
+		    violations < SITES_MUTANT_SHOWN && want < 16 * sites_snapshots)
+			want += sites_snapshots;
+		cond_resched();
+	}
+	sites_writers_stop(test, heap);
+	for_each_possible_cpu(cpu)
+		irq += per_cpu_ptr(&sites_writers, cpu)->irq_allocs;
+	n = sites_read(test, heap, rows, st);
+	kunit_info(test, "cpus=%u mutation=%d snapshots=%lu violations=%lu control_violations=%lu allocs=%llu irq_allocs=%lu live=%llu\n",
+		   num_online_cpus(), sites_mutation(), snapshots, violations,
+		   control, st->mallocs, irq, st->live_objects);
+	/* The other mutations break the counters' protocol, its suite's. */
+	if (sites_mutation() == SITES_APART)
+		KUNIT_EXPECT_GT(test, violations, 0);
+	else if (!sites_mutation())
+		KUNIT_EXPECT_EQ(test, violations, 0);
+	KUNIT_EXPECT_GT(test, control, 0);
+	KUNIT_EXPECT_GT(test, irq, 0);
+	KUNIT_EXPECT_TRUE(test, sites_sum_to(rows, n, st));
+	KUNIT_EXPECT_EQ(test, st->live_objects, 0);
+}
+
+static struct kunit_case sites_cases[] = {
+	KUNIT_CASE(sites_rows_exact),
+	KUNIT_CASE(sites_tag_room),
+	KUNIT_CASE(sites_leak_report_names_line),
+	KUNIT_CASE(sites_kunit_check_fails_leaky_case),
+	KUNIT_CASE(sites_leak_check_passes),
+	KUNIT_CASE_SLOW(sites_stress),
+	{}
+};
+
+static struct kunit_suite sites_suite = {
+	.name = "cmstat_sites",
+	.test_cases = sites_cases,
+};
+
+kunit_test_suites(&sites_suite);

@@ -1,0 +1,348 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cmstat call sites (include/cmstat/site.h): a heap's site rows, the
+ * binding of a call site's descriptor to one of its columns, and the
+ * reading of the rows in the same cut as the heap's totals.
+ *
+ * A heap created by a module built with CMSTAT_SITES has counter sets of
+ * 256 sites each, in cmstat_heap_group, so that every section that counts
+ * an object in the heap counts it in its site's column too, and no
+ * snapshot sees one without the other.  Column 0 is the unattributed one.
+ * The first set comes with the heap; the next is allocated by a work item
+ * when the last column of the sets there are is bound, as binding happens
+ * in any context, and until it is published the sites that find no column
+ * count as unattributed.
+ */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/atomic.h>
+#include <linux/hashtable.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/string.h>
+#include <linux/workqueue.h>
+
+#include "internal.h"
+
+/**
+ * struct cmstat_site_col - a column of a heap's site rows
+ * @hash: in the heap's table of bound sites, by @site
+ * @site: the descriptor bound to it; NULL for column 0
+ * @col: its number
+ * @line: the descriptor's line
+ * @function: the descriptor's function, copied when bound: the row
+ *	outlives the module that allocated, whose leaks it may show
+ * @file: its file, copied too
+ */
+struct cmstat_site_col {
+	struct hlist_node hash;
+	const struct cmstat_site *site;
+	unsigned int col;
+	unsigned int line;
+	char function[CMSTAT_SITE_FUNCTION_MAX + 1];
+	char file[CMSTAT_SITE_FILE_MAX + 1];
+};
+
+/**
+ * struct cmstat_heap_sites - a heap's site rows
+ * @lock: serialises binding, which runs in any context but NMI
+ * @nr_cols: columns bound, column 0 included.  Under @lock.
+ * @nr_sets: sets published.  Written under @lock, by @grow only.
+ * @sets: the counter sets, %CMSTAT_SITES_PER_SET columns each
+ * @cols: each set's columns
+ * @by_site: the bound columns, by descriptor
+ * @grow: allocates the next set
+ * @heap: the heap
+ */
+struct cmstat_heap_sites {
+	raw_spinlock_t lock;
+	unsigned int nr_cols;
+	unsigned int nr_sets;
+	struct cmstat_counters *sets[CMSTAT_SITE_SETS];
+	struct cmstat_site_col *cols[CMSTAT_SITE_SETS];
+	DECLARE_HASHTABLE(by_site, 8);
+	struct work_struct grow;
+	struct cmstat_heap *heap;
+};
+
+/* The last site key handed out; keys start at 1, and never reach NONE. */
+static atomic_long_t cmstat_site_keys = ATOMIC_LONG_INIT(0);
+
+/*
+ * Allocate and publish the next counter set of @hs.  Process context.
+ * Return: 0, or -ENOMEM.
+ */
+static int cmstat_sites_add_set(struct cmstat_heap_sites *hs)
+{
+	unsigned int n = hs->nr_sets;
+	struct cmstat_counters *set;
+	struct cmstat_site_col *cols;
+
+	if (n == CMSTAT_SITE_SETS)
+		return 0;
+	cols = kcalloc(CMSTAT_SITES_PER_SET, sizeof(*cols), GFP_KERNEL);
+	if (!cols)
+		return -ENOMEM;
+	set = cmstat_counters_alloc(&cmstat_heap_group,
+				    CMSTAT_SITES_PER_SET * CMSTAT_SC_NR);
+	if (IS_ERR(set)) {
+		kfree(cols);
+		return PTR_ERR(set);
+	}
+	hs->sets[n] = set;
+	hs->cols[n] = cols;
+	/*
+	 * Pairs with the READ_ONCE()s of site_slots[] in include/cmstat/
+	 * alloc.h, through the binding: a column of this set is bound, under
+	 * @lock, only once @nr_sets says the set is there, and its binding
+	 * is released after (cmstat_site_bind()).
+	 */
+	WRITE_ONCE(hs->heap->site_slots[n], set->delta);
+	raw_spin_lock_irq(&hs->lock);
+	hs->nr_sets = n + 1;
+	raw_spin_unlock_irq(&hs->lock);
+	return 0;
+}
+
+static void cmstat_sites_grow(struct work_struct *work)
+{
+	struct cmstat_heap_sites *hs = container_of(work, typeof(*hs), grow);
+
+	/* Failed, the sites beyond stay unattributed: the sums still hold. */
+	cmstat_sites_add_set(hs);
+}
+
+/**
+ * cmstat_sites_create() - give a new heap its site rows
+ * @hp: the heap, not yet published
+ *
+ * Return: 0, or -ENOMEM.
+ */
+int cmstat_sites_create(struct cmstat_heap_priv *hp)
+{
+	struct cmstat_heap_sites *hs;
+	long key;
+	int err;
+
+	hs = kzalloc(sizeof(*hs), GFP_KERNEL);
+	if (!hs)
+		return -ENOMEM;
+	raw_spin_lock_init(&hs->lock);
+	hash_init(hs->by_site);
+	INIT_WORK(&hs->grow, cmstat_sites_grow);
+	hs->heap = &hp->heap;
+	err = cmstat_sites_add_set(hs);
+	if (err) {
+		kfree(hs);
+		return err;
+	}
+	hs->nr_cols = 1;	/* column 0, unattributed, has no site */
+	hp->sites = hs;
+	key = atomic_long_inc_return(&cmstat_site_keys);
+	hp->heap.site_key = (unsigned long)key % (CMSTAT_SITE_KEY_NONE - 1) + 1;
+	return 0;
+}
+
+/* Free @hp's site rows, if it has any: the heap is off every list. */
+void cmstat_sites_release(struct cmstat_heap_priv *hp)
+{
+	struct cmstat_heap_sites *hs = hp->sites;
+	unsigned int n;
+
+	if (!hs)
+		return;
+	cancel_work_sync(&hs->grow);
+	for (n = 0; n < hs->nr_sets; n++) {
+		cmstat_counters_free(hs->sets[n]);
+		kfree(hs->cols[n]);
+	}
+	kfree(hs);
+}
+
+/* Whether column @c was bound to @site, and not to a namesake's address. */
+static bool cmstat_site_col_is(const struct cmstat_site_col *c,
+			       const struct cmstat_site *site)
+{
+	return c->site == site && c->line == site->line &&
+	       !strncmp(c->function, site->function, sizeof(c->function) - 1) &&
+	       !strncmp(c->file, site->file, sizeof(c->file) - 1);
+}
+
+/* A free column of @hs for @site, or NULL; under @hs->lock. */
+static struct cmstat_site_col *cmstat_site_col_new(struct cmstat_heap_sites *hs,
+						   const struct cmstat_site *site)
+{
+	unsigned int col = hs->nr_cols;
+	struct cmstat_site_col *c;
+
+	if (col == hs->nr_sets * CMSTAT_SITES_PER_SET) {
+		if (hs->nr_sets < CMSTAT_SITE_SETS)
+			queue_work(system_unbound_wq, &hs->grow);
+		return NULL;
+	}
+	hs->nr_cols++;
+	c = &hs->cols[col / CMSTAT_SITES_PER_SET][col % CMSTAT_SITES_PER_SET];
+	c->site = site;
+	c->col = col;
+	c->line = site->line;
+	strscpy(c->function, site->function, sizeof(c->function));
+	strscpy(c->file, site->file, sizeof(c->file));
+	hash_add(hs->by_site, &c->hash, (unsigned long)site);
+	return c;
+}
+
+/**
+ * __cmstat_site_bind() - bind a call site to its column in a heap
+ * @heap: the heap it allocates from
+ * @site: the call site's descriptor
+ *
+ * For the inline allocations of a module built with CMSTAT_SITES, on the
+ * first allocation of @site from @heap, or when it last allocated from
+ * another heap.  Any context: in NMI context, where the lock cannot be
+ * taken, and while the heap has no free column, the allocation counts as
+ * unattributed and @site stays unbound.  Not for direct use.
+ *
+ * Return: the column; -1 if @heap has no site rows.
+ */
+int __cmstat_site_bind(struct cmstat_heap *heap, struct cmstat_site *site)
+{
+	struct cmstat_heap_sites *hs = cmstat_heap_priv(heap)->sites;
+	struct cmstat_site_col *c;
+	unsigned long flags;
+	int col = CMSTAT_SITE_UNATTRIBUTED;
+
+	if (!hs)
+		return -1;
+	if (in_nmi())
+		return col;
+	raw_spin_lock_irqsave(&hs->lock, flags);
+	hash_for_each_possible(hs->by_site, c, hash, (unsigned long)site)
+		if (cmstat_site_col_is(c, site))
+			goto bind;
+	c = cmstat_site_col_new(hs, site);
+	if (!c)
+		goto out;
+bind:
+	col = c->col;
+	/*
+	 * Pairs with smp_load_acquire() in __cmstat_site_col(): whoever
+	 * finds the binding finds the column's set published.  A site that
+	 * alternates between two heaps is bound again each time: slow, and
+	 * right.
+	 */
+	smp_store_release(&site->binding,
+			  heap->site_key << CMSTAT_SITE_COL_BITS | col);
+out:
+	raw_spin_unlock_irqrestore(&hs->lock, flags);
+	return col;
+}
+EXPORT_SYMBOL_GPL(__cmstat_site_bind);
+
+/**
+ * __cmstat_site_tag_bad() - a sited heap's object without a tag
+ * @heap: the heap
+ * @tag: what the object's last four bytes held
+ *
+ * Reported once per heap: the object was allocated by a module built
+ * without CMSTAT_SITES, or its allocation was written past its end.  It
+ * counts as unattributed.  Not for direct use.
+ *
+ * Return: %CMSTAT_SITE_UNATTRIBUTED.
+ */
+int __cmstat_site_tag_bad(struct cmstat_heap *heap, u32 tag)
+{
+	struct cmstat_heap_priv *hp = cmstat_heap_priv(heap);
+
+	if (!test_and_set_bit(CMSTAT_HEAP_SITE_TAG_REPORTED, &hp->flags))
+		pr_warn("heap %s: %ps freed an object without its site tag (%#x): allocated by a module built without CMSTAT_SITES, or written past its end; counted unattributed\n",
+			hp->name, __builtin_return_address(0), tag);
+	return CMSTAT_SITE_UNATTRIBUTED;
+}
+EXPORT_SYMBOL_GPL(__cmstat_site_tag_bad);
+
+/**
+ * cmstat_heap_sites_read() - a heap's site rows and totals, at one cut
+ * @heap: a heap created with site rows (by a module built with
+ *	CMSTAT_SITES, or cmstat_heap_create_sites())
+ * @rows: filled with the site rows, by column: column 0, unattributed,
+ *	first
+ * @nr_rows: how many @rows can hold
+ * @st: if not NULL, filled with the heap's snapshot of the same cut
+ *
+ * The rows sum to @st: live objects and live bytes, allocations and
+ * frees.  Rows beyond @nr_rows are left out of @rows, not of @st.
+ * Process context; sleeps, killably, as cmstat_heap_read().
+ *
+ * Return: the number of columns the heap has bound, which may exceed
+ * @nr_rows; -EINVAL for a heap without site rows; -ENOMEM, -EINTR or
+ * -EDEADLK as cmstat_heap_read().
+ */
+int cmstat_heap_sites_read(struct cmstat_heap *heap,
+			   struct cmstat_site_stats *rows, unsigned int nr_rows,
+			   struct cmstat_heap_stats *st)
+{
+	struct cmstat_heap_sites *hs;
+	struct cmstat_heap_priv *hp;
+	unsigned int nr_cols, col;
+	u64 *c, *sc, epoch;
+	int err;
+
+	if (IS_ERR_OR_NULL(heap) || !cmstat_heap_priv(heap)->sites)
+		return -EINVAL;
+	hp = cmstat_heap_priv(heap);
+	hs = hp->sites;
+	err = cmstat_read_refused(_RET_IP_);
+	if (err)
+		return err;
+	c = kmalloc_array(CMSTAT_HC_NR, sizeof(u64), GFP_KERNEL);
+	sc = kmalloc_array(CMSTAT_SITES_PER_SET * CMSTAT_SC_NR, sizeof(u64),
+			   GFP_KERNEL);
+	err = -ENOMEM;
+	if (!c || !sc)
+		goto out;
+	err = cmstat_group_snapshot(&cmstat_heap_group, &epoch);
+	if (err)
+		goto out;
+	cmstat_counters_totals(hp->stats, c);
+	/*
+	 * A column bound after the snapshot began counts nothing in it: its
+	 * sections write the next generation, as the heap's do.  Its name
+	 * was written before it was counted in @nr_cols, under the lock.
+	 */
+	raw_spin_lock_irq(&hs->lock);
+	nr_cols = hs->nr_cols;
+	raw_spin_unlock_irq(&hs->lock);
+	for (col = 0; col < min(nr_cols, nr_rows); col++) {
+		unsigned int i = col % CMSTAT_SITES_PER_SET;
+		const struct cmstat_site_col *sc_col =
+			&hs->cols[col / CMSTAT_SITES_PER_SET][i];
+		const u64 *s = sc + i * CMSTAT_SC_NR;
+		struct cmstat_site_stats *row = &rows[col];
+
+		if (!i)
+			cmstat_counters_totals(hs->sets[col / CMSTAT_SITES_PER_SET],
+					       sc);
+		row->column = col;
+		strscpy(row->function, sc_col->function, sizeof(row->function));
+		strscpy(row->file, sc_col->file, sizeof(row->file));
+		row->line = sc_col->line;
+		row->mallocs = s[CMSTAT_SC_MALLOCS];
+		row->frees = s[CMSTAT_SC_FREES];
+		row->live_objects = row->mallocs - row->frees;
+		row->alloc_bytes = s[CMSTAT_SC_ALLOC_BYTES];
+		row->free_bytes = s[CMSTAT_SC_FREE_BYTES];
+		row->live_bytes = row->alloc_bytes - row->free_bytes;
+	}
+	cmstat_group_snapshot_done(&cmstat_heap_group);
+	if (st) {
+		cmstat_check_counters(hp->name, c, &hp->flags);
+		cmstat_derive(c, epoch, st);
+	}
+	err = nr_cols;
+out:
+	kfree(sc);
+	kfree(c);
+	return err;
+}
+EXPORT_SYMBOL_GPL(cmstat_heap_sites_read);
