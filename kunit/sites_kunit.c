@@ -208,23 +208,27 @@ static void sites_tag_room(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rows[0].live_objects, 0);
 }
 
-/* The negative control: the report of a leak names the line. */
+/*
+ * The negative control: the report of a leak names the line, and an
+ * object freed of those the heap held before does not hide it.
+ */
 static void sites_leak_report_names_line(struct kunit *test)
 {
 	struct cmstat_heap *heap = cmstat_kunit_heap(test, "sites_leaky");
+	void *kept, *freed, *before = cmstat_kmalloc(heap, 16, GFP_KERNEL);
 	struct cmstat_leak_check *lc = cmstat_leak_check_start(heap);
 	char want[32], *report;
 	unsigned int line;
-	void *kept, *freed;
 	long leaked;
 
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, lc);
 	freed = cmstat_kmalloc(heap, 200, GFP_KERNEL);
 	line = __LINE__ + 1;
 	kept = cmstat_kmalloc(heap, 40, GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, kept);
 	cmstat_kfree(heap, freed);
+	cmstat_kfree(heap, before);
 	leaked = cmstat_leak_check_end(lc, &report);
+	KUNIT_ASSERT_NOT_NULL(test, kept);
 	cmstat_kfree(heap, kept);
 
 	KUNIT_EXPECT_EQ(test, leaked, 1);
@@ -262,11 +266,40 @@ static void sites_kunit_check_fails_leaky_case(struct kunit *test)
 	kunit_init_test(leaky, "leaks_on_purpose", NULL);
 	cmstat_kunit_expect_no_leak(leaky, heap);
 	kept = cmstat_alloc(heap, 300, GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, kept);
 	kunit_cleanup(leaky);
 	current->kunit_test = test;
+	KUNIT_ASSERT_NOT_NULL(test, kept);
 	cmstat_free(heap, kept, 300);
 	KUNIT_EXPECT_EQ(test, leaky->status, KUNIT_FAILURE);
+}
+
+/*
+ * A module built with sites, on a heap without site rows: its objects
+ * there are as any other module's, sized frees and resizes included.
+ */
+static void sites_heap_without_rows(struct kunit *test)
+{
+	/* The function, not this build's macro, which would give rows. */
+	struct cmstat_heap *heap = (cmstat_heap_create)("sites_none");
+	struct cmstat_heap_stats *st = sites_stats(test);
+	void *obj, *grown;
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, heap);
+	cmstat_kunit_defer(test, __cmstat_kunit_heap_destroy, heap);
+	KUNIT_EXPECT_EQ(test, cmstat_heap_sites_read(heap, NULL, 0, NULL),
+			-EINVAL);
+	obj = cmstat_alloc(heap, 64, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, obj);
+	/* 64 bytes fill their class: 70 move, counted in the 80-byte one. */
+	grown = cmstat_realloc(heap, obj, 64, 70, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, grown);
+	KUNIT_ASSERT_EQ(test, cmstat_heap_read(heap, st), 0);
+	KUNIT_EXPECT_TRUE(test, cmstat_heap_stats_valid(st));
+	KUNIT_EXPECT_EQ(test, st->live_bytes, 80);
+	cmstat_free(heap, grown, 70);
+	KUNIT_ASSERT_EQ(test, cmstat_heap_read(heap, st), 0);
+	KUNIT_EXPECT_TRUE(test, cmstat_heap_stats_valid(st));
+	KUNIT_EXPECT_EQ(test, st->live_objects, 0);
 }
 
 /* A case that frees all it allocates passes the check. */
@@ -511,6 +544,7 @@ static struct kunit_case sites_cases[] = {
 	KUNIT_CASE(sites_tag_room),
 	KUNIT_CASE(sites_leak_report_names_line),
 	KUNIT_CASE(sites_kunit_check_fails_leaky_case),
+	KUNIT_CASE(sites_heap_without_rows),
 	KUNIT_CASE(sites_leak_check_passes),
 	KUNIT_CASE_SLOW(sites_stress),
 	{}

@@ -192,8 +192,8 @@ void *cmstat_alloc_from(struct cmstat_heap *heap, size_t size, gfp_t gfp,
 		return __cmstat_alloc_refused_rt(heap, caller);
 	if (cmstat_gfp_refused(heap, size, gfp, caller))
 		return NULL;
-	if (size <= CMSTAT_MAX_CLASS_SIZE - cmstat_heap_tag_bytes(heap)) {
-		size_t tag = cmstat_heap_tag_bytes(heap);
+	if (size <= CMSTAT_MAX_CLASS_SIZE - __cmstat_tag_bytes(heap)) {
+		size_t tag = __cmstat_tag_bytes(heap);
 		unsigned int class = __cmstat_class_lookup(size + tag);
 
 		obj = kmem_cache_alloc_node(cmstat_class_caches[class], gfp,
@@ -309,7 +309,7 @@ static void cmstat_free_large(struct cmstat_heap *heap, const void *obj,
 static void cmstat_free_checked(struct cmstat_heap *heap, const void *obj,
 				size_t size)
 {
-	size_t tag = cmstat_heap_tag_bytes(heap);
+	size_t tag = __cmstat_tag_bytes(heap);
 	struct cmstat_site_count site;
 	unsigned int class;
 
@@ -400,7 +400,7 @@ static void cmstat_account_resize(struct cmstat_heap *heap, const void *obj,
 void *cmstat_realloc(struct cmstat_heap *heap, const void *obj,
 		     size_t old_size, size_t new_size, gfp_t gfp)
 {
-	size_t tag = cmstat_heap_tag_bytes(heap);
+	size_t tag = __cmstat_tag_bytes(heap);
 	unsigned long caller = _RET_IP_;
 	void *new;
 

@@ -261,15 +261,6 @@ int cmstat_sites_create(struct cmstat_heap_priv *hp);
 void cmstat_sites_release(struct cmstat_heap_priv *hp);
 
 /*
- * The bytes a class object of @heap keeps past what was asked for, for
- * its site tag: every class object of a heap with site rows has one.
- */
-static inline size_t cmstat_heap_tag_bytes(const struct cmstat_heap *heap)
-{
-	return __cmstat_heap_has_sites(heap) ? CMSTAT_SITE_TAG_SIZE : 0;
-}
-
-/*
  * What freeing or allocating @obj (if @free, or not) adds to @heap's site
  * rows, for cmstat_account(): the column in the tag of a class object
  * (@class not -1), the unattributed one for the rest, nothing for a heap

@@ -63,19 +63,26 @@ static bool cmstat_unsized_check(struct cmstat_heap *heap, const void *obj,
 				 struct cmstat_owner *owner,
 				 unsigned long caller)
 {
+	bool ok;
+
 	cmstat_owner_of(obj, owner);
-	cmstat_owner_site(heap, obj, owner);
 	switch (owner->kind) {
 	case CMSTAT_OWNER_FOREIGN:
 		if (cmstat_debug_free_enabled())
 			pr_notice_once("debug_free: %pS freed memory cmstat did not allocate, through heap %s: freed, not counted\n",
 				       (void *)caller, cmstat_heap_name(heap));
-		return true;
+		ok = true;
+		break;
 	case CMSTAT_OWNER_CACHE:
-		return cmstat_debug_untrack(owner->cc->heap, obj, 0);
+		ok = cmstat_debug_untrack(owner->cc->heap, obj, 0);
+		break;
 	default:
-		return cmstat_debug_untrack(heap, obj, 0);
+		ok = cmstat_debug_untrack(heap, obj, 0);
 	}
+	/* Its tag, once debug_free has said that it is still allocated. */
+	if (ok)
+		cmstat_owner_site(heap, obj, owner);
+	return ok;
 }
 
 /* Count the free of @obj, checked, as what @owner says it is. */
@@ -397,7 +404,7 @@ static size_t cmstat_owner_size(struct cmstat_heap *heap, const void *obj,
 	switch (owner->kind) {
 	case CMSTAT_OWNER_CLASS:
 		return cmstat_class_sizes[owner->class] -
-		       cmstat_heap_tag_bytes(heap);
+		       __cmstat_tag_bytes(heap);
 	case CMSTAT_OWNER_CACHE:
 		return owner->cc->size;
 	case CMSTAT_OWNER_LARGE:

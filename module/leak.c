@@ -14,7 +14,7 @@
 
 #include "internal.h"
 
-/* The most site lines a report names: the largest leaks are first. */
+/* The most site lines a report names, by column. */
 #define CMSTAT_LEAK_SITES_SHOWN	16
 
 /**
@@ -118,6 +118,29 @@ static void cmstat_leak_grown(const struct cmstat_leak_check *lc,
 	}
 }
 
+/*
+ * The objects and bytes the sites of @rows hold more than at the start,
+ * the sites that hold fewer left out: an object a test frees of those
+ * the heap held before hides no leak at another site.
+ */
+static s64 cmstat_leak_sites_grown(const struct cmstat_leak_check *lc,
+				   const struct cmstat_site_stats *rows,
+				   unsigned int nr_rows, s64 *bytes)
+{
+	s64 objects, grown, b;
+	unsigned int col;
+
+	*bytes = 0;
+	for (grown = 0, col = 0; col < nr_rows; col++) {
+		cmstat_leak_grown(lc, &rows[col], &objects, &b);
+		if (objects > 0) {
+			grown += objects;
+			*bytes += b;
+		}
+	}
+	return grown;
+}
+
 /* The site lines of a report: the sites that hold more than at the start. */
 static void cmstat_leak_sites(const struct cmstat_leak_check *lc,
 			      const struct cmstat_site_stats *rows,
@@ -149,15 +172,17 @@ static void cmstat_leak_sites(const struct cmstat_leak_check *lc,
  * cmstat_leak_check_end() - end a leak check, and say what leaked
  * @lc: the check, from cmstat_leak_check_start(); freed
  * @report: if not NULL, set to a kmalloc()ed report when objects leaked
- *	(the heap's count of them, then each site that holds more than at
- *	the start, with the function, file and line), else to NULL
+ *	(how many, then each site that holds more than at the start, with
+ *	the function, file and line), else to NULL
  *
- * Exact: a leak is an object more in the heap's snapshot than at the
- * start, whatever the test allocated and freed between.  Objects of the
- * heap that another thread holds count too.  Process context; sleeps.
+ * Exact: in a heap with site rows, a leak is an object more at a site
+ * than at the start, whatever the test allocated and freed between, and
+ * whatever it freed of what other sites held; in a heap without, an
+ * object more in the heap.  Objects of the heap that another thread holds
+ * count too.  Process context; sleeps.
  *
- * Return: the objects the heap holds more than at the start, 0 if none;
- * or a negative error as cmstat_heap_read().
+ * Return: the objects leaked, 0 if none; or a negative error as
+ * cmstat_heap_read().
  */
 long cmstat_leak_check_end(struct cmstat_leak_check *lc, char **report)
 {
@@ -165,6 +190,7 @@ long cmstat_leak_check_end(struct cmstat_leak_check *lc, char **report)
 	struct cmstat_heap_stats *st;
 	unsigned int nr_rows = 0;
 	struct seq_buf s;
+	s64 bytes = 0;
 	long leaked;
 	char *buf;
 	int err;
@@ -174,8 +200,12 @@ long cmstat_leak_check_end(struct cmstat_leak_check *lc, char **report)
 	st = kmalloc(sizeof(*st), GFP_KERNEL);
 	err = st ? cmstat_leak_read(lc->heap, st, &rows, &nr_rows) : -ENOMEM;
 	leaked = err;
-	if (!err)
+	if (!err && nr_rows) {
+		leaked = cmstat_leak_sites_grown(lc, rows, nr_rows, &bytes);
+	} else if (!err) {
 		leaked = max_t(s64, st->live_objects - lc->live_objects, 0);
+		bytes = st->live_bytes - lc->live_bytes;
+	}
 	if (leaked > 0 && report) {
 		buf = kmalloc(PAGE_SIZE, GFP_KERNEL);
 		if (buf) {
@@ -183,8 +213,7 @@ long cmstat_leak_check_end(struct cmstat_leak_check *lc, char **report)
 			seq_buf_printf(&s,
 				       "heap %s holds %ld object%s (%lld bytes) more than at the start",
 				       cmstat_heap_name(lc->heap), leaked,
-				       leaked == 1 ? "" : "s",
-				       (s64)(st->live_bytes - lc->live_bytes));
+				       leaked == 1 ? "" : "s", bytes);
 			if (nr_rows)
 				cmstat_leak_sites(lc, rows, nr_rows, &s);
 			else

@@ -48,7 +48,8 @@ struct cmstat_site_col {
  * struct cmstat_heap_sites - a heap's site rows
  * @lock: serialises binding, which runs in any context but NMI
  * @nr_cols: columns bound, column 0 included.  Under @lock.
- * @nr_sets: sets published.  Written under @lock, by @grow only.
+ * @nr_sets: sets published.  Written under @lock once the heap is
+ *	published, by @grow only.
  * @sets: the counter sets, %CMSTAT_SITES_PER_SET columns each
  * @cols: each set's columns
  * @by_site: the bound columns, by descriptor
@@ -96,7 +97,7 @@ static int cmstat_sites_add_set(struct cmstat_heap_sites *hs)
 	 * Pairs with the READ_ONCE()s of site_slots[] in include/cmstat/
 	 * alloc.h, through the binding: a column of this set is bound, under
 	 * @lock, only once @nr_sets says the set is there, and its binding
-	 * is released after (cmstat_site_bind()).
+	 * is released after (__cmstat_site_bind()).
 	 */
 	WRITE_ONCE(hs->heap->site_slots[n], set->delta);
 	raw_spin_lock_irq(&hs->lock);
@@ -111,6 +112,19 @@ static void cmstat_sites_grow(struct work_struct *work)
 
 	/* Failed, the sites beyond stay unattributed: the sums still hold. */
 	cmstat_sites_add_set(hs);
+}
+
+/* Free @hs and its sets; no binding can reach it any more. */
+static void cmstat_sites_release_sets(struct cmstat_heap_sites *hs)
+{
+	unsigned int n;
+
+	cancel_work_sync(&hs->grow);
+	for (n = 0; n < hs->nr_sets; n++) {
+		cmstat_counters_free(hs->sets[n]);
+		kfree(hs->cols[n]);
+	}
+	kfree(hs);
 }
 
 /**
@@ -137,27 +151,27 @@ int cmstat_sites_create(struct cmstat_heap_priv *hp)
 		kfree(hs);
 		return err;
 	}
+	/*
+	 * Keys are never reused: a site still bound to a heap gone must not
+	 * match a new one.  2^52 of them on a 64-bit kernel; on a 32-bit one,
+	 * a million heaps with site rows, and then no more.
+	 */
+	key = atomic_long_inc_return(&cmstat_site_keys);
+	if (key <= 0 || key >= CMSTAT_SITE_KEY_NONE) {
+		cmstat_sites_release_sets(hs);
+		return -ENOSPC;
+	}
 	hs->nr_cols = 1;	/* column 0, unattributed, has no site */
 	hp->sites = hs;
-	key = atomic_long_inc_return(&cmstat_site_keys);
-	hp->heap.site_key = (unsigned long)key % (CMSTAT_SITE_KEY_NONE - 1) + 1;
+	hp->heap.site_key = key;
 	return 0;
 }
 
 /* Free @hp's site rows, if it has any: the heap is off every list. */
 void cmstat_sites_release(struct cmstat_heap_priv *hp)
 {
-	struct cmstat_heap_sites *hs = hp->sites;
-	unsigned int n;
-
-	if (!hs)
-		return;
-	cancel_work_sync(&hs->grow);
-	for (n = 0; n < hs->nr_sets; n++) {
-		cmstat_counters_free(hs->sets[n]);
-		kfree(hs->cols[n]);
-	}
-	kfree(hs);
+	if (hp->sites)
+		cmstat_sites_release_sets(hp->sites);
 }
 
 /* Whether column @c was bound to @site, and not to a namesake's address. */
@@ -169,18 +183,25 @@ static bool cmstat_site_col_is(const struct cmstat_site_col *c,
 	       !strncmp(c->file, site->file, sizeof(c->file) - 1);
 }
 
+/*
+ * Columns left when the next set is asked for: it comes from a work item,
+ * and the sites that find no column until then count unattributed, and
+ * take the lock at each allocation.
+ */
+#define CMSTAT_SITES_LOW	32
+
 /* A free column of @hs for @site, or NULL; under @hs->lock. */
 static struct cmstat_site_col *cmstat_site_col_new(struct cmstat_heap_sites *hs,
 						   const struct cmstat_site *site)
 {
 	unsigned int col = hs->nr_cols;
+	unsigned int room = hs->nr_sets * CMSTAT_SITES_PER_SET;
 	struct cmstat_site_col *c;
 
-	if (col == hs->nr_sets * CMSTAT_SITES_PER_SET) {
-		if (hs->nr_sets < CMSTAT_SITE_SETS)
-			queue_work(system_unbound_wq, &hs->grow);
+	if (room - col <= CMSTAT_SITES_LOW && hs->nr_sets < CMSTAT_SITE_SETS)
+		queue_work(system_unbound_wq, &hs->grow);
+	if (col == room)
 		return NULL;
-	}
 	hs->nr_cols++;
 	c = &hs->cols[col / CMSTAT_SITES_PER_SET][col % CMSTAT_SITES_PER_SET];
 	c->site = site;
@@ -200,8 +221,10 @@ static struct cmstat_site_col *cmstat_site_col_new(struct cmstat_heap_sites *hs,
  * For the inline allocations of a module built with CMSTAT_SITES, on the
  * first allocation of @site from @heap, or when it last allocated from
  * another heap.  Any context: in NMI context, where the lock cannot be
- * taken, and while the heap has no free column, the allocation counts as
- * unattributed and @site stays unbound.  Not for direct use.
+ * taken, and while the heap waits for its next set of columns, the
+ * allocation counts as unattributed and @site stays unbound; once all
+ * %CMSTAT_SITES_PER_SET * %CMSTAT_SITE_SETS columns are taken, a new site
+ * is bound to the unattributed column.  Not for direct use.
  *
  * Return: the column; -1 if @heap has no site rows.
  */
@@ -221,10 +244,13 @@ int __cmstat_site_bind(struct cmstat_heap *heap, struct cmstat_site *site)
 		if (cmstat_site_col_is(c, site))
 			goto bind;
 	c = cmstat_site_col_new(hs, site);
+	if (!c && hs->nr_sets < CMSTAT_SITE_SETS)
+		goto out;	/* unbound: a column may come */
 	if (!c)
-		goto out;
+		goto bind_col;	/* every column taken: unattributed for good */
 bind:
 	col = c->col;
+bind_col:
 	/*
 	 * Pairs with smp_load_acquire() in __cmstat_site_col(): whoever
 	 * finds the binding finds the column's set published.  A site that
@@ -261,6 +287,54 @@ int __cmstat_site_tag_bad(struct cmstat_heap *heap, u32 tag)
 }
 EXPORT_SYMBOL_GPL(__cmstat_site_tag_bad);
 
+/*
+ * @rows, up to @nr_rows, from @hs's first @nr_sets sets, in a snapshot:
+ * the first @nr_cols columns, which are bound, and what a column not bound
+ * counts (a stale tag's, which only a module that breaks the rules can
+ * leave) added to the unattributed row, so that the rows still sum to
+ * the heap.  @sc: room for one set's totals.
+ */
+static void cmstat_sites_fill(const struct cmstat_heap_sites *hs,
+			      unsigned int nr_sets, unsigned int nr_cols,
+			      struct cmstat_site_stats *rows,
+			      unsigned int nr_rows, u64 *sc)
+{
+	unsigned int col, i;
+
+	for (col = 0; col < nr_sets * CMSTAT_SITES_PER_SET; col++) {
+		const struct cmstat_site_col *c;
+		struct cmstat_site_stats *row;
+		const u64 *s;
+
+		i = col % CMSTAT_SITES_PER_SET;
+		c = &hs->cols[col / CMSTAT_SITES_PER_SET][i];
+		s = sc + i * CMSTAT_SC_NR;
+		if (!i)
+			cmstat_counters_totals(hs->sets[col / CMSTAT_SITES_PER_SET],
+					       sc);
+		if (col < nr_cols && col < nr_rows) {
+			row = &rows[col];
+			memset(row, 0, sizeof(*row));
+			row->column = col;
+			strscpy(row->function, c->function, sizeof(row->function));
+			strscpy(row->file, c->file, sizeof(row->file));
+			row->line = c->line;
+		} else if (col >= nr_cols && nr_rows) {
+			row = &rows[CMSTAT_SITE_UNATTRIBUTED];
+		} else {
+			continue;
+		}
+		row->mallocs += s[CMSTAT_SC_MALLOCS];
+		row->frees += s[CMSTAT_SC_FREES];
+		row->alloc_bytes += s[CMSTAT_SC_ALLOC_BYTES];
+		row->free_bytes += s[CMSTAT_SC_FREE_BYTES];
+	}
+	for (col = 0; col < min(nr_cols, nr_rows); col++) {
+		rows[col].live_objects = rows[col].mallocs - rows[col].frees;
+		rows[col].live_bytes = rows[col].alloc_bytes - rows[col].free_bytes;
+	}
+}
+
 /**
  * cmstat_heap_sites_read() - a heap's site rows and totals, at one cut
  * @heap: a heap created with site rows (by a module built with
@@ -282,9 +356,9 @@ int cmstat_heap_sites_read(struct cmstat_heap *heap,
 			   struct cmstat_site_stats *rows, unsigned int nr_rows,
 			   struct cmstat_heap_stats *st)
 {
+	unsigned int nr_cols, nr_sets;
 	struct cmstat_heap_sites *hs;
 	struct cmstat_heap_priv *hp;
-	unsigned int nr_cols, col;
 	u64 *c, *sc, epoch;
 	int err;
 
@@ -312,28 +386,9 @@ int cmstat_heap_sites_read(struct cmstat_heap *heap,
 	 */
 	raw_spin_lock_irq(&hs->lock);
 	nr_cols = hs->nr_cols;
+	nr_sets = hs->nr_sets;
 	raw_spin_unlock_irq(&hs->lock);
-	for (col = 0; col < min(nr_cols, nr_rows); col++) {
-		unsigned int i = col % CMSTAT_SITES_PER_SET;
-		const struct cmstat_site_col *sc_col =
-			&hs->cols[col / CMSTAT_SITES_PER_SET][i];
-		const u64 *s = sc + i * CMSTAT_SC_NR;
-		struct cmstat_site_stats *row = &rows[col];
-
-		if (!i)
-			cmstat_counters_totals(hs->sets[col / CMSTAT_SITES_PER_SET],
-					       sc);
-		row->column = col;
-		strscpy(row->function, sc_col->function, sizeof(row->function));
-		strscpy(row->file, sc_col->file, sizeof(row->file));
-		row->line = sc_col->line;
-		row->mallocs = s[CMSTAT_SC_MALLOCS];
-		row->frees = s[CMSTAT_SC_FREES];
-		row->live_objects = row->mallocs - row->frees;
-		row->alloc_bytes = s[CMSTAT_SC_ALLOC_BYTES];
-		row->free_bytes = s[CMSTAT_SC_FREE_BYTES];
-		row->live_bytes = row->alloc_bytes - row->free_bytes;
-	}
+	cmstat_sites_fill(hs, nr_sets, nr_cols, rows, nr_rows, sc);
 	cmstat_group_snapshot_done(&cmstat_heap_group);
 	if (st) {
 		cmstat_check_counters(hp->name, c, &hp->flags);

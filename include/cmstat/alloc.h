@@ -470,7 +470,7 @@ static __always_inline int __cmstat_site_col(struct cmstat_heap *heap,
 	if (!site)
 		return -1;
 	/*
-	 * Pairs with smp_store_release() in cmstat_site_bind(): the column's
+	 * Pairs with smp_store_release() in __cmstat_site_bind(): the column's
 	 * counter set, published before the binding, is seen with it.
 	 */
 	binding = smp_load_acquire(&site->binding);
@@ -493,6 +493,32 @@ static __always_inline int __cmstat_site_unattributed(const struct cmstat_heap *
 {
 	return __cmstat_heap_has_sites(heap) ? CMSTAT_SITE_UNATTRIBUTED : -1;
 }
+
+/*
+ * The bytes past the request that a class object of @heap keeps for its
+ * tag: every class object of a heap with site rows has one, whoever
+ * allocates it.  0, a constant, in a module built without sites.
+ */
+static __always_inline size_t __cmstat_tag_bytes(const struct cmstat_heap *heap)
+{
+	return __CMSTAT_SITES_ASKED && __cmstat_heap_has_sites(heap) ?
+	       CMSTAT_SITE_TAG_SIZE : 0;
+}
+
+/*
+ * Whether the inline paths leave @heap to cmstat.ko: in a build that tags
+ * (see __CMSTAT_SITES_ASKED), a heap without site rows, whose objects have
+ * no tag.  cmstat.ko's paths decide by the heap, so both agree on every
+ * object's class; a module built with sites pays one compare with memory
+ * for it, and one built without nothing.
+ */
+static __always_inline bool __cmstat_untagged_heap(const struct cmstat_heap *heap)
+{
+	return __CMSTAT_SITES_ASKED && unlikely(!__cmstat_heap_has_sites(heap));
+}
+
+/* The tag bytes of a class object of this build's inline paths. */
+#define __CMSTAT_INLINE_TAG	(__CMSTAT_SITES_ASKED ? CMSTAT_SITE_TAG_SIZE : 0)
 
 /* Where a sited class object of @held bytes keeps its tag. */
 static __always_inline u32 *__cmstat_site_tag(const void *obj, size_t held)
@@ -645,6 +671,7 @@ __cmstat_alloc_inline(struct cmstat_heap *heap, size_t size, gfp_t gfp,
 		      bool unsized, struct cmstat_site *site)
 {
 	struct cmstat_site_count count = __CMSTAT_NO_SITE;
+	const size_t tag = __CMSTAT_INLINE_TAG;
 	unsigned int class;
 	size_t requested;
 	void *obj;
@@ -655,14 +682,14 @@ __cmstat_alloc_inline(struct cmstat_heap *heap, size_t size, gfp_t gfp,
 	 * 0, large or too large: one test, as an unsigned 0 - 1 is huge.
 	 * A zone modifier, out of line too: none, for a constant @gfp.
 	 */
-	if (size - 1 >= CMSTAT_MAX_CLASS_SIZE - __CMSTAT_TAG_BYTES ||
-	    (gfp & __CMSTAT_GFP_ZONES))
+	if (size - 1 >= CMSTAT_MAX_CLASS_SIZE - tag ||
+	    (gfp & __CMSTAT_GFP_ZONES) || __cmstat_untagged_heap(heap))
 		return unsized ? __cmstat_kmalloc(heap, size, gfp) :
 				 __cmstat_alloc(heap, size, gfp);
-	class = __cmstat_class(size + __CMSTAT_TAG_BYTES);
+	class = __cmstat_class(size + tag);
 	requested = unsized ? cmstat_class_sizes[class] : size;
 	obj = kmem_cache_alloc(cmstat_class_caches[class], gfp);
-	if (__CMSTAT_TAG_BYTES && obj) {
+	if (tag && obj) {
 		count.heap = heap;
 		count.held = cmstat_class_sizes[class];
 		count.col = site ? __cmstat_site_col(heap, site) :
@@ -783,17 +810,19 @@ static __always_inline void cmstat_free(struct cmstat_heap *heap,
 					const void *obj, size_t size)
 {
 	struct cmstat_site_count count = __CMSTAT_NO_SITE;
+	const size_t tag = __CMSTAT_INLINE_TAG;
 	unsigned int class;
 
-	if (size - 1 >= CMSTAT_MAX_CLASS_SIZE - __CMSTAT_TAG_BYTES) {
+	if (size - 1 >= CMSTAT_MAX_CLASS_SIZE - tag ||
+	    __cmstat_untagged_heap(heap)) {
 		__cmstat_free(heap, obj, size);
 		return;
 	}
-	class = __cmstat_class(size + __CMSTAT_TAG_BYTES);
+	class = __cmstat_class(size + tag);
 	if (static_branch_likely(&cmstat_inline_accounting)) {
 		if (unlikely(ZERO_OR_NULL_PTR(obj)))
 			return;
-		if (__CMSTAT_TAG_BYTES) {
+		if (tag) {
 			count.heap = heap;
 			count.held = cmstat_class_sizes[class];
 			count.col = __cmstat_site_col_of(heap, obj, count.held);

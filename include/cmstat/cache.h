@@ -143,16 +143,15 @@ cmstat_heap_cache_of(const struct cmstat_heap *heap,
 }
 
 /*
- * What an object of @cc adds to its heap's site rows, in a module built
- * with CMSTAT_SITES: the unattributed column, as cmstat.ko counts a typed
- * cache's objects there too.  Nothing otherwise.
+ * What an object of @cc adds to its heap's site rows: the unattributed
+ * column of a heap with site rows (see __CMSTAT_SITES_ASKED).
  */
 static __always_inline struct cmstat_site_count
 __cmstat_cache_site(const struct cmstat_cache *cc, bool free)
 {
 	struct cmstat_site_count count = __CMSTAT_NO_SITE;
 
-	if (__CMSTAT_TAG_BYTES) {
+	if (__CMSTAT_SITES_ASKED) {
 		count.heap = cc->heap;
 		count.col = __cmstat_site_unattributed(cc->heap);
 		count.held = cc->size;

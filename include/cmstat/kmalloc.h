@@ -12,7 +12,10 @@
  * Requested bytes.  An unsized free cannot tell how many bytes the
  * allocation asked for, only its class; so the allocations of this family
  * count their whole class as requested, as ksize() would let the caller
- * use, and the identities of struct cmstat_heap_stats stay exact.  Above
+ * use, and the identities of struct cmstat_heap_stats stay exact.  In a
+ * heap with site rows (include/cmstat/site.h) the class's last four bytes
+ * are cmstat's, the object's tag: a caller may use what it asked for,
+ * not what ksize() says.  Above
  * the largest class cmstat records each allocation, and counts exactly
  * what was asked.  Objects of cmstat_alloc() (sized) are freed with
  * cmstat_free() and their size; Documentation/allocator.rst has the rules.

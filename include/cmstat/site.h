@@ -67,7 +67,6 @@ enum {
  */
 #define CMSTAT_SITE_TAG_SIZE	sizeof(u32)
 #define CMSTAT_SITE_TAG_MAGIC	0xc5a70000U
-#define CMSTAT_SITE_TAG_MAGIC_MASK	0xffff0000U
 
 /* Column 0: what no site is known for. */
 #define CMSTAT_SITE_UNATTRIBUTED	0
@@ -130,11 +129,20 @@ int __cmstat_site_tag_bad(struct cmstat_heap *heap, u32 tag);
 	};								\
 	&__cmstat_site_desc;						\
 })
-/* The bytes a sited class object gives its tag. */
-#define __CMSTAT_TAG_BYTES	CMSTAT_SITE_TAG_SIZE
 #else
 #define __CMSTAT_SITE_HERE()	((struct cmstat_site *)NULL)
-#define __CMSTAT_TAG_BYTES	0
+#endif
+
+/*
+ * Whether this build's inlines ask a heap whether it has site rows (then
+ * tag its class objects and count its sites): a module built with
+ * CMSTAT_SITES, and cmstat.ko, whose own calls serve every heap.  A
+ * module built without sites pays nothing.
+ */
+#if defined(CMSTAT_SITES) || defined(CMSTAT_MODULE)
+#define __CMSTAT_SITES_ASKED	true
+#else
+#define __CMSTAT_SITES_ASKED	false
 #endif
 
 #endif /* _CMSTAT_SITE_H */
