@@ -9,7 +9,7 @@
 
 #include <linux/compiler.h>
 #include <linux/err.h>
-#include <linux/timekeeping.h>
+#include <linux/ktime.h>
 
 #include <cmstat/alloc.h>
 #include <cmstat/kmalloc.h>

@@ -154,13 +154,13 @@ static void cmstat_leak_sites(const struct cmstat_leak_check *lc,
 		if (objects <= 0)
 			continue;
 		if (++shown > CMSTAT_LEAK_SITES_SHOWN) {
-			seq_buf_puts(s, "\n  and more sites");
+			seq_buf_printf(s, "\n  and more sites");
 			return;
 		}
 		seq_buf_printf(s, "\n  %lld object%s, %lld bytes: ", objects,
 			       objects == 1 ? "" : "s", bytes);
 		if (col == CMSTAT_SITE_UNATTRIBUTED)
-			seq_buf_puts(s,
+			seq_buf_printf(s, "%s",
 				     "unattributed (typed caches, large or out-of-line allocations)");
 		else
 			seq_buf_printf(s, "%s() at %s:%u", rows[col].function,
@@ -217,7 +217,7 @@ long cmstat_leak_check_end(struct cmstat_leak_check *lc, char **report)
 			if (nr_rows)
 				cmstat_leak_sites(lc, rows, nr_rows, &s);
 			else
-				seq_buf_puts(&s,
+				seq_buf_printf(&s, "%s",
 					     " (a module built with CMSTAT_SITES gets the lines)");
 			*report = buf;
 		}
