@@ -16,6 +16,8 @@
 #include <cmstat/alloc.h>
 #include <cmstat/counters.h>
 
+#include <cmstat/kunit.h>
+
 #include "cmstat_kunit.h"
 
 struct alloc_test_ctx {
@@ -35,6 +37,8 @@ static int alloc_test_init(struct kunit *test)
 	ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, ctx);
 	ctx->heap = cmstat_kunit_heap(test, "kunit");
+	/* Every case gives back what it takes: cmstat's own leak check. */
+	cmstat_kunit_expect_no_leak(test, ctx->heap);
 	cmstat_heap_read(ctx->heap, &ctx->before);
 	cmstat_heaps_read_all(&ctx->all_before);
 	test->priv = ctx;

@@ -16,6 +16,8 @@
 #include <cmstat/cache.h>
 #include <cmstat/kmalloc.h>
 
+#include <cmstat/kunit.h>
+
 #include "cmstat_kunit.h"
 
 struct slab_test_ctx {
@@ -33,6 +35,8 @@ static int slab_test_init(struct kunit *test)
 	ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, ctx);
 	ctx->heap = cmstat_kunit_heap(test, "kunit-slab");
+	/* Every case gives back what it takes: cmstat's own leak check. */
+	cmstat_kunit_expect_no_leak(test, ctx->heap);
 	KUNIT_ASSERT_EQ(test, cmstat_heap_read(ctx->heap, &ctx->before), 0);
 	test->priv = ctx;
 	return 0;
