@@ -52,9 +52,18 @@ static __always_inline unsigned long __cmstat_mutate_seq(unsigned long seq)
 
 #define __cmstat_seq_index(seq)	__cmstat_mutate_seq(seq)
 
-/* Whether a site's row is counted apart from its heap's totals. */
+/*
+ * Whether a site's row is counted apart from its heap's totals; and the
+ * gap between the two sections, an interrupt's worth, so that the stress
+ * shows the break in a few snapshots rather than a few hundred.
+ */
 #define __cmstat_site_apart()	\
 	(READ_ONCE(cmstat_mutation) == CMSTAT_MUTATE_SITE_APART)
+#define __cmstat_site_apart_gap()				\
+	do {							\
+		for (int __i = 0; __i < 20000; __i++)		\
+			barrier();	/* no delay.h here */	\
+	} while (0)
 
 static inline bool cmstat_mutate_skip_wait(void)
 {

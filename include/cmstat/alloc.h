@@ -595,7 +595,8 @@ struct cmstat_site_count {
  * the test builds that break the protocol on purpose (module/mutation.h).
  */
 #ifndef __cmstat_site_apart
-#define __cmstat_site_apart()	false
+#define __cmstat_site_apart()		false
+#define __cmstat_site_apart_gap()	do { } while (0)
 #endif
 
 /*
@@ -609,6 +610,7 @@ static __always_inline void __cmstat_site_count(struct cmstat_section *sec,
 		return;
 	if (__cmstat_site_apart()) {
 		cmstat_section_end(sec);
+		__cmstat_site_apart_gap();
 		__cmstat_section_open(sec, &cmstat_heap_group);
 	}
 	__cmstat_site_add(sec, site.heap, site.col, site.free, 1, site.held);
