@@ -809,7 +809,8 @@ EXPORT_SYMBOL_GPL(cmstat_heap_create);
  * with CMSTAT_SITES gets from cmstat_heap_create().  Every module that
  * allocates from the heap or frees into it must be built so.
  *
- * Return: as cmstat_heap_create().
+ * Return: as cmstat_heap_create(); ERR_PTR(-ENOSPC) on a 32-bit kernel
+ * that has created a million heaps with site rows since cmstat loaded.
  */
 struct cmstat_heap *cmstat_heap_create_sites(const char *name)
 {

@@ -131,7 +131,8 @@ static void cmstat_sites_release_sets(struct cmstat_heap_sites *hs)
  * cmstat_sites_create() - give a new heap its site rows
  * @hp: the heap, not yet published
  *
- * Return: 0, or -ENOMEM.
+ * Return: 0, -ENOMEM, or -ENOSPC once a 32-bit kernel has given out every
+ * key.
  */
 int cmstat_sites_create(struct cmstat_heap_priv *hp)
 {
