@@ -9,7 +9,7 @@
  * an object in the heap counts it in its site's column too, and no
  * snapshot sees one without the other.  Column 0 is the unattributed one.
  * The first set comes with the heap; the next is allocated by a work item
- * when the last column of the sets there are is bound, as binding happens
+ * once fewer than %CMSTAT_SITES_LOW columns are left, as binding happens
  * in any context, and until it is published the sites that find no column
  * count as unattributed.
  */

@@ -23,9 +23,9 @@
 #define _CMSTAT_SITE_H
 
 #include <linux/bits.h>
+#include <linux/build_bug.h>
 #include <linux/compiler.h>
 #include <linux/types.h>
-#include <asm/barrier.h>
 
 /**
  * struct cmstat_site - a call site's descriptor, static at the call site
