@@ -61,7 +61,7 @@ static __always_inline unsigned long __cmstat_mutate_seq(unsigned long seq)
 	(READ_ONCE(cmstat_mutation) == CMSTAT_MUTATE_SITE_APART)
 #define __cmstat_site_apart_gap()				\
 	do {							\
-		for (int __i = 0; __i < 20000; __i++)		\
+		for (int __i = 0; __i < 200000; __i++)		\
 			barrier();	/* no delay.h here */	\
 	} while (0)
 
