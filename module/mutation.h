@@ -54,14 +54,15 @@ static __always_inline unsigned long __cmstat_mutate_seq(unsigned long seq)
 
 /*
  * Whether a site's row is counted apart from its heap's totals; and the
- * gap between the two sections, an interrupt's worth, so that the stress
- * shows the break in a few snapshots rather than a few hundred.
+ * gap between the two sections, an interrupt's worth (in task context:
+ * the stress's timers fire every 50 us), so that the stress shows the
+ * break in a few snapshots rather than a hundred.
  */
 #define __cmstat_site_apart()	\
 	(READ_ONCE(cmstat_mutation) == CMSTAT_MUTATE_SITE_APART)
 #define __cmstat_site_apart_gap()				\
 	do {							\
-		for (int __i = 0; __i < 200000; __i++)		\
+		for (int __i = 0; in_task() && __i < 200000; __i++) \
 			barrier();	/* no delay.h here */	\
 	} while (0)
 
