@@ -481,7 +481,8 @@ static __always_inline int __cmstat_site_col(struct cmstat_heap *heap,
 
 /*
  * Whether @heap has site rows: its first counter set comes with it, so
- * one compare with memory tells.
+ * one compare with memory tells.  A plain load: the slot is written
+ * before cmstat_heap_create_sites() returns the heap, and never again.
  */
 static __always_inline bool __cmstat_heap_has_sites(const struct cmstat_heap *heap)
 {
@@ -566,6 +567,7 @@ static __always_inline void __cmstat_site_add(const struct cmstat_section *sec,
 
 	if (col < 0)
 		return;
+	/* Published before @col was bound or tagged: see __cmstat_site_col(). */
 	slot = __cmstat_slot(sec, READ_ONCE(heap->site_slots[col /
 							CMSTAT_SITES_PER_SET]));
 	cmstat_section_add(slot, idx + (free ? CMSTAT_SC_FREES :
