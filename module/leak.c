@@ -160,8 +160,8 @@ static void cmstat_leak_sites(const struct cmstat_leak_check *lc,
 		seq_buf_printf(s, "\n  %lld object%s, %lld bytes: ", objects,
 			       objects == 1 ? "" : "s", bytes);
 		if (col == CMSTAT_SITE_UNATTRIBUTED)
-			seq_buf_printf(s, "%s",
-				     "unattributed (typed caches, large or out-of-line allocations)");
+			seq_buf_printf(s,
+				       "unattributed (typed caches, large or out-of-line allocations)");
 		else
 			seq_buf_printf(s, "%s() at %s:%u", rows[col].function,
 				       rows[col].file, rows[col].line);
@@ -217,8 +217,8 @@ long cmstat_leak_check_end(struct cmstat_leak_check *lc, char **report)
 			if (nr_rows)
 				cmstat_leak_sites(lc, rows, nr_rows, &s);
 			else
-				seq_buf_printf(&s, "%s",
-					     " (a module built with CMSTAT_SITES gets the lines)");
+				seq_buf_printf(&s,
+					       " (a module built with CMSTAT_SITES gets the lines)");
 			*report = buf;
 		}
 	}
