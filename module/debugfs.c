@@ -22,9 +22,9 @@
 
 /*
  * First line of every stats file: format name and version.  3 added the
- * typed-cache table of each record.
+ * typed-cache table of each record, 4 the site table.
  */
-#define CMSTAT_STATS_FORMAT	"cmstat-stats 3"
+#define CMSTAT_STATS_FORMAT	"cmstat-stats 4"
 
 static struct dentry *cmstat_debugfs_root;
 static struct dentry *cmstat_debugfs_heaps;
@@ -42,12 +42,16 @@ enum cmstat_view_rows {
  * @rows: which rows it shows
  * @heap_id: with %CMSTAT_VIEW_HEAP, the heap
  * @st: scratch for the statistics of one row
+ * @function: scratch for a site's function, as shown
+ * @file: scratch for a site's file, as shown
  */
 struct cmstat_view {
 	struct cmstat_cut *cut;
 	enum cmstat_view_rows rows;
 	u64 heap_id;
 	struct cmstat_heap_stats st;
+	char function[CMSTAT_SITE_FUNCTION_MAX * 3 + 1];
+	char file[CMSTAT_SITE_FILE_MAX * 3 + 1];
 };
 
 /*
@@ -66,7 +70,7 @@ static void cmstat_print_caches(struct seq_file *m, const u64 *c, u64 epoch,
 		if (!caches[col].size)
 			continue;
 		cmstat_derive_cache(c, col, caches[col].size, epoch, &cs);
-		cmstat_cache_name_show(name, caches[col].name);
+		cmstat_name_show(name, caches[col].name);
 		seq_printf(m, "%s %llu %llu %llu %llu %llu\n", name,
 			   cs.size_bytes, cs.mallocs, cs.frees, cs.live_objects,
 			   cs.live_bytes);
@@ -74,12 +78,38 @@ static void cmstat_print_caches(struct seq_file *m, const u64 *c, u64 epoch,
 }
 
 /*
+ * The site table: a row per site of the heap, by column, the unattributed
+ * one first, as "- - 0"; none for a heap without site rows, the destroyed
+ * heaps and all.
+ */
+static void cmstat_print_sites(struct seq_file *m, struct cmstat_view *v,
+			       const struct cmstat_site_stats *sites,
+			       unsigned int nr_sites)
+{
+	const struct cmstat_site_stats *row;
+
+	seq_puts(m, "site_function site_file site_line mallocs frees live_objects live_bytes\n");
+	for (row = sites; row < sites + nr_sites; row++) {
+		if (row->column == CMSTAT_SITE_UNATTRIBUTED) {
+			seq_puts(m, "- - 0");
+		} else {
+			cmstat_name_show(v->function, row->function);
+			cmstat_name_show(v->file, row->file);
+			seq_printf(m, "%s %s %u", v->function, v->file,
+				   row->line);
+		}
+		seq_printf(m, " %llu %llu %llu %llu\n", row->mallocs, row->frees,
+			   row->live_objects, row->live_bytes);
+	}
+}
+
+/*
  * One record: a header line, the key lines, the class table, the
- * typed-cache table.
+ * typed-cache table, the site table.  @row: NULL for all.
  */
 static void cmstat_print_record(struct seq_file *m, struct cmstat_view *v,
 				const char *kind, const char *name,
-				const u64 *c, const struct cmstat_row_cache *caches)
+				const u64 *c, const struct cmstat_row *row)
 {
 	struct cmstat_heap_stats *st = &v->st;
 	unsigned int i;
@@ -97,7 +127,13 @@ static void cmstat_print_record(struct seq_file *m, struct cmstat_view *v,
 			   cs->mallocs, cs->frees, cs->live_objects,
 			   cs->size_bytes * cs->live_objects);
 	}
-	cmstat_print_caches(m, c, v->cut->epoch, caches);
+	if (row && row->kind != CMSTAT_ROW_DESTROYED) {
+		cmstat_print_caches(m, c, v->cut->epoch, row->caches);
+		cmstat_print_sites(m, v, row->sites, row->nr_sites);
+	} else {
+		cmstat_print_caches(m, c, v->cut->epoch, NULL);
+		cmstat_print_sites(m, v, NULL, 0);
+	}
 }
 
 static const char * const cmstat_row_kinds[] = {
@@ -150,14 +186,11 @@ static int cmstat_stats_show(struct seq_file *m, void *p)
 			   cut->epoch);
 	} else if (v->rows == CMSTAT_VIEW_HEAP) {
 		row = cmstat_cut_find(cut, v->heap_id);
-		cmstat_print_record(m, v, "heap", row->name, row->c,
-				    row->caches);
+		cmstat_print_record(m, v, "heap", row->name, row->c, row);
 	} else if (v->rows == CMSTAT_VIEW_EVERYTHING && rec <= cut->nr_rows) {
 		row = &cut->rows[rec - 1];
 		cmstat_print_record(m, v, cmstat_row_kinds[row->kind],
-				    row->name, row->c,
-				    row->kind == CMSTAT_ROW_DESTROYED ?
-				    NULL : row->caches);
+				    row->name, row->c, row);
 	} else {
 		cmstat_print_record(m, v, "all", "", cut->all, NULL);
 	}
@@ -181,12 +214,13 @@ static int cmstat_stats_open_view(struct file *file,
 		return -ENOMEM;
 	v->rows = rows;
 	v->heap_id = heap_id;
-	v->cut = cmstat_cut_take();
+	/* all/stats has no site table to fill. */
+	v->cut = cmstat_cut_take(rows != CMSTAT_VIEW_ALL);
 	err = PTR_ERR_OR_ZERO(v->cut);
 	if (!err) {
 		err = seq_open(file, &cmstat_stats_sops);
 		if (err)
-			kvfree(v->cut);
+			cmstat_cut_free(v->cut);
 	}
 	if (err) {
 		kfree(v);
@@ -214,7 +248,7 @@ static int cmstat_stats_release(struct inode *inode, struct file *file)
 {
 	struct cmstat_view *v = ((struct seq_file *)file->private_data)->private;
 
-	kvfree(v->cut);
+	cmstat_cut_free(v->cut);
 	kfree(v);
 	return seq_release(inode, file);
 }

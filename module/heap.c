@@ -201,12 +201,13 @@ static void cmstat_reap_soon(void)
 	mod_delayed_work(cmstat_system_wq, &cmstat_reaper, HZ);
 }
 
-static void cmstat_cut_add(struct cmstat_cut *cut,
-			   const struct cmstat_heap_priv *hp,
-			   enum cmstat_row_kind kind)
+static int cmstat_cut_add(struct cmstat_cut *cut,
+			  const struct cmstat_heap_priv *hp,
+			  enum cmstat_row_kind kind, bool sites)
 {
 	struct cmstat_row *row = &cut->rows[cut->nr_rows++];
 	unsigned int col;
+	int n;
 
 	row->kind = kind;
 	row->id = hp->id;
@@ -221,6 +222,13 @@ static void cmstat_cut_add(struct cmstat_cut *cut,
 		strscpy(row->caches[col].name, cp->name,
 			sizeof(row->caches[col].name));
 	}
+	if (!sites)
+		return 0;
+	n = cmstat_sites_take(hp, &row->sites);
+	if (n < 0)
+		return n;
+	row->nr_sites = n;
+	return 0;
 }
 
 /*
@@ -575,25 +583,27 @@ static void cmstat_cut_review(struct cmstat_cut *cut, u64 settled,
 
 /**
  * cmstat_cut_take() - the counters of every heap at one instant
+ * @sites: with each heap's site rows too
  *
  * One snapshot of cmstat_heap_group: a row per live heap, then per orphan,
  * then the destroyed heaps' totals, which always sum to the all-heaps
  * figures.  Orphans found empty are released.  The typed caches are named
  * after the snapshot, which is right because no column loses its cache
  * while we hold the group's reader lock (cmstat_heap_retire_cache()).
- * Process context; sleeps,
- * killably, holding only the group's reader lock while it waits for
- * writer sections: heaps come and go meanwhile.
+ * With @sites, a heap's site rows are copied too, in the same snapshot.
+ * Process context; sleeps, killably, holding only the group's reader lock
+ * while it waits for writer sections: heaps come and go meanwhile.
  *
- * Return: the cut, to free with kvfree(); or ERR_PTR(-ENOMEM) or -EINTR.
+ * Return: the cut, to free with cmstat_cut_free(); or ERR_PTR(-ENOMEM)
+ * or -EINTR.
  */
-struct cmstat_cut *cmstat_cut_take(void)
+struct cmstat_cut *cmstat_cut_take(bool sites)
 {
 	struct cmstat_heap_priv *hp, *tmp;
 	struct cmstat_cut *cut;
 	LIST_HEAD(empty);
 	u64 settled, epoch;
-	int err;
+	int err = 0;
 
 	/*
 	 * Before the snapshot: a client's sections before its destroy are
@@ -613,24 +623,39 @@ struct cmstat_cut *cmstat_cut_take(void)
 		/* What the rows add up to: the stats file's check sums them. */
 		memcpy(cut->all, cmstat_heaps_sum, sizeof(cut->all));
 		list_for_each_entry(hp, &cmstat_heaps, node)
-			cmstat_cut_add(cut, hp, CMSTAT_ROW_HEAP);
+			err = err ?: cmstat_cut_add(cut, hp, CMSTAT_ROW_HEAP, sites);
 		list_for_each_entry(hp, &cmstat_orphans, node)
-			cmstat_cut_add(cut, hp, CMSTAT_ROW_ORPHAN);
+			err = err ?: cmstat_cut_add(cut, hp, CMSTAT_ROW_ORPHAN, sites);
 		/* The destroyed heaps, as of this cut: before any reaping. */
 		cut->rows[cut->nr_rows].kind = CMSTAT_ROW_DESTROYED;
 		memcpy(cut->rows[cut->nr_rows].c, cmstat_destroyed,
 		       sizeof(cmstat_destroyed));
 		cut->nr_rows++;
-		cmstat_cut_review(cut, settled, &empty);
+		if (!err)
+			cmstat_cut_review(cut, settled, &empty);
 	}
 	mutex_unlock(&cmstat_heaps_lock);
 	cmstat_group_snapshot_done(&cmstat_heap_group);
 
 	list_for_each_entry_safe(hp, tmp, &empty, node)
 		cmstat_heap_release(hp, true);
+	if (cut && err) {
+		cmstat_cut_free(cut);
+		cut = NULL;
+	}
 	if (!cut)
 		return ERR_PTR(-ENOMEM);
 	return cut;
+}
+
+/* Free @cut, from cmstat_cut_take(), and its site rows; NULL is none. */
+void cmstat_cut_free(struct cmstat_cut *cut)
+{
+	unsigned int r;
+
+	for (r = 0; cut && r < cut->nr_rows; r++)
+		kvfree(cut->rows[r].sites);
+	kvfree(cut);
 }
 
 /* The row of the heap with @id in @cut, or NULL. */
@@ -706,10 +731,10 @@ int cmstat_heap_counters(struct cmstat_heap *heap, u64 *c, u64 *epoch)
 /* Take a cut now, if there is an orphan that it may release. */
 static void cmstat_reap(struct work_struct *work)
 {
-	struct cmstat_cut *cut = cmstat_cut_take();
+	struct cmstat_cut *cut = cmstat_cut_take(false);
 
 	if (!IS_ERR(cut))
-		kvfree(cut);
+		cmstat_cut_free(cut);
 	mutex_lock(&cmstat_heaps_lock);
 	if (!list_empty(&cmstat_orphans) && cmstat_reap_tries) {
 		cmstat_reap_tries--;
@@ -872,9 +897,9 @@ void cmstat_heap_destroy(struct cmstat_heap *heap)
 	 * The cut releases the heap if it is empty, and reports it if not.
 	 * From here on @heap may be freed by any reader's cut: not ours.
 	 */
-	cut = cmstat_cut_take();
+	cut = cmstat_cut_take(false);
 	if (!IS_ERR(cut)) {
-		kvfree(cut);
+		cmstat_cut_free(cut);
 		return;
 	}
 	pr_warn("heap %s destroyed, its statistics unread (%pe); kept, and cmstat loaded, until a snapshot shows it empty\n",

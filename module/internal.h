@@ -233,6 +233,8 @@ struct cmstat_row_cache {
  * @name: the heap's name (empty for %CMSTAT_ROW_DESTROYED)
  * @c: its cumulative counters, CMSTAT_HC_* of include/cmstat/alloc.h
  * @caches: its typed caches, by column (live heaps and orphans only)
+ * @nr_sites: the number of @sites
+ * @sites: its site rows, if the cut was taken with them and it has some
  */
 struct cmstat_row {
 	enum cmstat_row_kind kind;
@@ -240,6 +242,8 @@ struct cmstat_row {
 	char name[CMSTAT_HEAP_NAME_MAX + 1];
 	u64 c[CMSTAT_HC_NR];
 	struct cmstat_row_cache caches[CMSTAT_HEAP_CACHES];
+	unsigned int nr_sites;
+	struct cmstat_site_stats *sites;
 };
 
 /**
@@ -259,6 +263,8 @@ struct cmstat_cut {
 /* site.c: a heap's site rows */
 int cmstat_sites_create(struct cmstat_heap_priv *hp);
 void cmstat_sites_release(struct cmstat_heap_priv *hp);
+int cmstat_sites_take(const struct cmstat_heap_priv *hp,
+		      struct cmstat_site_stats **rows);
 
 /*
  * What freeing or allocating @obj (if @free, or not) adds to @heap's site
@@ -296,7 +302,8 @@ int __init cmstat_heaps_init(void);
 void cmstat_heaps_exit(void);
 void cmstat_heaps_print_names(struct seq_file *m);
 u64 cmstat_heap_id(const char *name);
-struct cmstat_cut *cmstat_cut_take(void);
+struct cmstat_cut *cmstat_cut_take(bool sites);
+void cmstat_cut_free(struct cmstat_cut *cut);
 const struct cmstat_row *cmstat_cut_find(const struct cmstat_cut *cut, u64 id);
 int cmstat_heap_counters(struct cmstat_heap *heap, u64 *c, u64 *epoch);
 int cmstat_heaps_counters(struct cmstat_heap *const *heaps, unsigned int n,
@@ -349,11 +356,11 @@ struct cmstat_sysfs_cache *cmstat_sysfs_add_cache(struct kobject *caches,
 void cmstat_sysfs_remove_cache(struct cmstat_sysfs_cache *sc);
 
 /*
- * A typed cache's name as the files show it (cmstat_cache_name_show()):
+ * A typed cache's name as the files show it (cmstat_name_show()):
  * each byte at most 3 characters, and the NUL.
  */
 #define CMSTAT_CACHE_NAME_SHOWN	(CMSTAT_CACHE_NAME_MAX * 3 + 1)
-void cmstat_cache_name_show(char *buf, const char *name);
+void cmstat_name_show(char *buf, const char *name);
 
 /* debug_free.c: hooks that cost a patched-out branch unless debug_free=1 */
 void __init cmstat_debug_init(bool enable);

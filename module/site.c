@@ -336,6 +336,71 @@ static void cmstat_sites_fill(const struct cmstat_heap_sites *hs,
 	}
 }
 
+/*
+ * @hp's site rows, into @rows (up to @nr_rows), in the snapshot the caller
+ * holds of cmstat_heap_group.  A column bound after the snapshot began
+ * counts nothing in it: its sections write the next generation, as the
+ * heap's do.  Its name was written before it was counted in @nr_cols,
+ * under the lock.  Return: the columns bound, or -ENOMEM.
+ */
+static int cmstat_sites_snap(const struct cmstat_heap_priv *hp,
+			     struct cmstat_site_stats *rows,
+			     unsigned int nr_rows)
+{
+	struct cmstat_heap_sites *hs = hp->sites;
+	unsigned int nr_cols, nr_sets;
+	u64 *sc;
+
+	sc = kmalloc_array(CMSTAT_SITES_PER_SET * CMSTAT_SC_NR, sizeof(u64),
+			   GFP_KERNEL);
+	if (!sc)
+		return -ENOMEM;
+	raw_spin_lock_irq(&hs->lock);
+	nr_cols = hs->nr_cols;
+	nr_sets = hs->nr_sets;
+	raw_spin_unlock_irq(&hs->lock);
+	cmstat_sites_fill(hs, nr_sets, nr_cols, rows, nr_rows, sc);
+	kfree(sc);
+	return nr_cols;
+}
+
+/**
+ * cmstat_sites_take() - a heap's site rows, for a cut
+ * @hp: a heap, live or orphan, with or without site rows
+ * @rows: set to the rows, to free with kvfree(); NULL for a heap without
+ *
+ * In the snapshot of cmstat_heap_group the caller holds, under
+ * cmstat_heaps_lock.
+ *
+ * Return: the number of @rows, 0 for a heap without site rows, or -ENOMEM.
+ */
+int cmstat_sites_take(const struct cmstat_heap_priv *hp,
+		      struct cmstat_site_stats **rows)
+{
+	struct cmstat_heap_sites *hs = hp->sites;
+	unsigned int nr_rows;
+	int n;
+
+	*rows = NULL;
+	if (!hs)
+		return 0;
+	/* Room for what is bound now; a set added meanwhile, and we retry. */
+	raw_spin_lock_irq(&hs->lock);
+	n = hs->nr_cols;
+	raw_spin_unlock_irq(&hs->lock);
+	do {
+		kvfree(*rows);
+		nr_rows = n;
+		*rows = kvmalloc_array(nr_rows, sizeof(**rows), GFP_KERNEL);
+		n = *rows ? cmstat_sites_snap(hp, *rows, nr_rows) : -ENOMEM;
+	} while (n > (int)nr_rows);
+	if (n < 0) {
+		kvfree(*rows);
+		*rows = NULL;
+	}
+	return n;
+}
+
 /**
  * cmstat_heap_sites_read() - a heap's site rows and totals, at one cut
  * @heap: a heap created with site rows (by a module built with
@@ -357,47 +422,30 @@ int cmstat_heap_sites_read(struct cmstat_heap *heap,
 			   struct cmstat_site_stats *rows, unsigned int nr_rows,
 			   struct cmstat_heap_stats *st)
 {
-	unsigned int nr_cols, nr_sets;
-	struct cmstat_heap_sites *hs;
 	struct cmstat_heap_priv *hp;
-	u64 *c, *sc, epoch;
+	u64 *c, epoch;
 	int err;
 
 	if (IS_ERR_OR_NULL(heap) || !cmstat_heap_priv(heap)->sites)
 		return -EINVAL;
 	hp = cmstat_heap_priv(heap);
-	hs = hp->sites;
 	err = cmstat_read_refused(_RET_IP_);
 	if (err)
 		return err;
 	c = kmalloc_array(CMSTAT_HC_NR, sizeof(u64), GFP_KERNEL);
-	sc = kmalloc_array(CMSTAT_SITES_PER_SET * CMSTAT_SC_NR, sizeof(u64),
-			   GFP_KERNEL);
-	err = -ENOMEM;
-	if (!c || !sc)
-		goto out;
+	if (!c)
+		return -ENOMEM;
 	err = cmstat_group_snapshot(&cmstat_heap_group, &epoch);
 	if (err)
 		goto out;
 	cmstat_counters_totals(hp->stats, c);
-	/*
-	 * A column bound after the snapshot began counts nothing in it: its
-	 * sections write the next generation, as the heap's do.  Its name
-	 * was written before it was counted in @nr_cols, under the lock.
-	 */
-	raw_spin_lock_irq(&hs->lock);
-	nr_cols = hs->nr_cols;
-	nr_sets = hs->nr_sets;
-	raw_spin_unlock_irq(&hs->lock);
-	cmstat_sites_fill(hs, nr_sets, nr_cols, rows, nr_rows, sc);
+	err = cmstat_sites_snap(hp, rows, nr_rows);
 	cmstat_group_snapshot_done(&cmstat_heap_group);
-	if (st) {
+	if (st && err >= 0) {
 		cmstat_check_counters(hp->name, c, &hp->flags);
 		cmstat_derive(c, epoch, st);
 	}
-	err = nr_cols;
 out:
-	kfree(sc);
 	kfree(c);
 	return err;
 }

@@ -100,14 +100,14 @@ static ssize_t epoch_store(struct kobject *kobj, struct kobj_attribute *attr,
 
 	if (!sysfs_streq(buf, "1"))
 		return -EINVAL;
-	cut = cmstat_cut_take();
+	cut = cmstat_cut_take(false);
 	if (IS_ERR(cut))
 		return PTR_ERR(cut);
 	mutex_lock(&cmstat_epoch_lock);
 	if (!cmstat_epoch_cut || cut->epoch > cmstat_epoch_cut->epoch)
 		swap(cut, cmstat_epoch_cut);
 	mutex_unlock(&cmstat_epoch_lock);
-	kvfree(cut);
+	cmstat_cut_free(cut);
 	return count;
 }
 
@@ -174,9 +174,9 @@ struct kobject *cmstat_sysfs_add_heap(const char *name,
 }
 
 /**
- * cmstat_cache_name_show() - a typed cache's name as cmstat's files show it
- * @buf: %CMSTAT_CACHE_NAME_SHOWN bytes
- * @name: the name
+ * cmstat_name_show() - a name as cmstat's files show it
+ * @buf: three bytes per byte of @name, and one more; at least four
+ * @name: a typed cache's name, or a call site's function or file
  *
  * Percent-encoded (RFC 3986): every byte but the ASCII letters and digits,
  * '_', '-' and '.' as %XX, in upper-case hex.  So the name is one word of
@@ -185,13 +185,13 @@ struct kobject *cmstat_sysfs_add_heap(const char *name,
  * cannot hold a NUL) is "%00".  Kernel cache names ("ext4_inode_cache",
  * "kmalloc-rcl-8", "TCP") show as they are.
  */
-void cmstat_cache_name_show(char *buf, const char *name)
+void cmstat_name_show(char *buf, const char *name)
 {
 	bool dots = !strcmp(name, ".") || !strcmp(name, "..");
 	const unsigned char *p = (const unsigned char *)name;
 
 	if (!*p) {
-		strscpy(buf, "%00", CMSTAT_CACHE_NAME_SHOWN);
+		strscpy(buf, "%00", 4);
 		return;
 	}
 	for (; *p; p++) {
@@ -301,7 +301,7 @@ static ssize_t cmstat_cache_value_show(struct kobject *kobj,
  * @size: its object size
  * @name: its name
  *
- * Named as cmstat_cache_name_show() shows @name.  Best effort, as the
+ * Named as cmstat_name_show() shows @name.  Best effort, as the
  * heap's directory: a cache whose name another of the heap's caches has
  * already gets none (the kernel would warn of the duplicate).  Process
  * context.
@@ -340,7 +340,7 @@ struct cmstat_sysfs_cache *cmstat_sysfs_add_cache(struct kobject *caches,
 		sc->attrs[i] = &va->attr.attr;
 	}
 	sc->group.attrs = sc->attrs;
-	cmstat_cache_name_show(shown, sc->name);
+	cmstat_name_show(shown, sc->name);
 
 	mutex_lock(&cmstat_cache_dirs_lock);
 	dup = sysfs_get_dirent(caches->sd, shown);
@@ -414,6 +414,6 @@ int __init cmstat_sysfs_init(void)
 void cmstat_sysfs_exit(void)
 {
 	cmstat_sysfs_remove_dirs();
-	kvfree(cmstat_epoch_cut);
+	cmstat_cut_free(cmstat_epoch_cut);
 	cmstat_epoch_cut = NULL;
 }

@@ -45,7 +45,8 @@ xz -dc "$kernel/lib/modules/$abi/kernel/drivers/firmware/qemu_fw_cfg.ko.xz" \
 	>"$work/qemu_fw_cfg.ko"
 make_initramfs "$work/initramfs.gz" "$CMSTAT_ROOT/scripts/guest/drgn-init" \
 	"$tree"/module/cmstat.ko "$tree"/samples/client/cmstat_demo.ko \
-	"$tree"/tests/client/cmstat_client_test.ko "$work/qemu_fw_cfg.ko"
+	"$tree"/tests/client/cmstat_client_test.ko \
+	"$tree"/tests/client/cmstat_sites_test.ko "$work/qemu_fw_cfg.ko"
 
 # The guest's second serial port reads what the host writes to ctl.in.
 # Both ports named: a serial port of QEMU's options takes the place of

@@ -10,7 +10,8 @@
 # (Documentation/api.rst up to date with the kernel-doc comments, every
 # page clean under docutils' strict mode, every link between pages
 # resolving), shellcheck on every shell script, pyflakes on every Python
-# one and the harness's own tests (scripts/harness/test_harness.py).
+# one, the harness's own tests (scripts/harness/test_harness.py) and the
+# viewer's on saved stats files (tests/viewer/run.sh).
 # KSRC defaults to the unpacked linux-source-6.12, KDIR to the debug test
 # kernel (built if need be).  Prints one KTAP document, a result per gate with its counts; exits
 # non-zero if any gate fails.
@@ -69,7 +70,7 @@ ktap_result "kernel-doc -Wall" "$([ "$kd" = 0 ] && echo 1)" "$kd warnings"
 # package's maintainer script in POSIX sh (busybox's ash in the VMs), but
 # for the Debian 13 system VM's, in bash (*.bash).  SC1091: the guest's
 # scripts source files the VM has, the host does not.
-host_sh=(scripts/*.sh dkms-symvers.sh)
+host_sh=(scripts/*.sh dkms-symvers.sh tests/viewer/run.sh)
 guest_sh=(scripts/guest/init scripts/guest/*-init scripts/guest/*.sh
 	scripts/guest/checks/*.sh scripts/cmstat debian/*.prerm)
 {
@@ -95,6 +96,13 @@ ht=$?
 [ "$ht" = 0 ] || ktap_diag "$(tail -n 30 "$dir/harness")"
 ktap_result "the harness's own tests" "$([ "$ht" = 0 ] && grep -q '^Ran [1-9]' "$dir/harness" &&
 	! grep -q 'skipped=' "$dir/harness" && echo 1)" "$(grep '^Ran ' "$dir/harness")"
+
+# The viewer on saved stats files (tests/viewer): every mode, with the
+# system's sh and awk and with busybox's, as in the VMs.
+bash tests/viewer/run.sh >"$dir/viewer" 2>&1
+vt=$?
+[ "$vt" = 0 ] || ktap_diag "$(tail -n 30 "$dir/viewer")"
+ktap_result "the viewer on saved stats files" "$([ "$vt" = 0 ] && echo 1)" "$(tail -n 1 "$dir/viewer")"
 
 # The documentation gates, one KTAP document of their own.
 bash scripts/docs.sh check "$ksrc" >"$dir/docs" 2>"$dir/docs.err"

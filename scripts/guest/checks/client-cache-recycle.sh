@@ -30,7 +30,7 @@ while [ $round -le 12 ]; do
 	finish $p
 	# shellcheck disable=SC2154 # rc: finish's verdict (check-lib.sh)
 	[ "$rc" = 0 ] || { echo "round $round: recycle: $rc"; fail=1; }
-	rows=$(sed -n '/^cache_name /,$p' /tmp/cut | sed 1d)
+	rows=$(awk '/^site_function / { t = 0 } t; /^cache_name / { t = 1 }' /tmp/cut)
 	cm=$(sed -n 's/^cache_mallocs //p' /tmp/cut)
 	case "$rows" in
 	"$old "[0-9]*" $round $round 0 0") seen=$((seen + 1)) ;;

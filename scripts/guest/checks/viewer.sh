@@ -14,7 +14,7 @@ grep -qE '^client +client_obj +200 +3 +600 +3 +0$' /tmp/t &&
 	grep -qE "^client +$odd +72 +3 +216 +3 +0\$" /tmp/t ||
 	{ echo "table lacks typed caches"; fail=1; }
 cmstat --json > /tmp/j || fail=1
-grep -q '^{"format": "cmstat-stats", "version": 3, "epoch": [0-9]*,$' /tmp/j &&
+grep -q '^{"format": "cmstat-stats", "version": 4, "epoch": [0-9]*,$' /tmp/j &&
 	grep -q '"name": "demo"' /tmp/j || { echo "bad JSON"; fail=1; }
 obj='"mallocs": 3, "frees": 0, "live_objects": 3'
 one='{"name": "client_obj", "object_bytes": 200, '"$obj"', "live_bytes": 600}'

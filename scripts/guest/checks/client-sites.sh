@@ -1,0 +1,64 @@
+# SPDX-License-Identifier: GPL-2.0
+# kernels: debug stock
+# Call sites, published: tests/client/cmstat_sites_test.c, a client built
+# with CMSTAT_SITES, allocates from 12 sites and keeps its own ledger of
+# what each holds (function, line, live objects, live bytes).  The site
+# table of its heap in the stats file, and in the heap's own stats file,
+# is the ledger exactly; --check sums it to the heap; cmstat --sites
+# shows the biggest site last, by file and line; the Prometheus text has
+# the top 3 sites and the rest, summing to the heap.  Then everything is
+# freed: every row holds nothing, and the allocations stay counted.
+insmod /lib/cmstat/cmstat_sites_test.ko || exit 1
+ledger=/sys/kernel/debug/cmstat_sites_test/ledger
+stats=/sys/kernel/debug/cmstat/stats
+fail=0
+
+# site_rows FILE: the site table of heap client_sites in the stats file
+# FILE, as "function line live_objects live_bytes", sorted.
+site_rows() {
+	awk '/^heap / { heap = ($2 == "client_sites") ; table = 0; next }
+	     heap && /^site_function / { table = 1; next }
+	     /^$/ { heap = 0 }
+	     heap && table { print $1, $3, $6, $7 }' "$1" | sort
+}
+
+# same WHEN: the stats file's and the heap file's rows are the ledger's.
+same() {
+	sort $ledger > /tmp/ledger
+	cp $stats /tmp/stats
+	cp /sys/kernel/debug/cmstat/heaps/client_sites/stats /tmp/heap
+	for f in /tmp/stats /tmp/heap; do
+		site_rows $f > /tmp/rows
+		if ! diff /tmp/ledger /tmp/rows > /tmp/diff; then
+			echo "$1: $f's site rows are not the ledger:"
+			cat /tmp/diff
+			fail=1
+		fi
+	done
+	cmstat --check /tmp/stats /tmp/heap > /tmp/check ||
+		{ echo "$1: --check: $(cat /tmp/check)"; fail=1; }
+}
+
+same "allocated"
+grep -c . /tmp/ledger | grep -qx 13 || { echo "ledger: $(cat $ledger)"; fail=1; }
+# The biggest site last, as sort -h /proc/allocinfo shows it.
+big=$(sort -k4,4n $ledger | tail -n 1)
+cmstat --sites client_sites > /tmp/sites || fail=1
+last=$(tail -n 1 /tmp/sites)
+case "$last" in
+*"cmstat_sites_test.c:$(echo "$big" | cut -d' ' -f2) "*) ;;
+*) echo "--sites: the last line is not the biggest site ($big): $last"; fail=1 ;;
+esac
+cmstat --prometheus --top-sites 3 > /tmp/p || fail=1
+sum=$(awk '/^cmstat_heap_site_live_bytes\{heap="client_sites"/ { n++; s += $2 }
+	   END { print n + 0, s + 0 }' /tmp/p)
+heap=$(sed -n 's/^cmstat_heap_live_bytes{heap="client_sites",state="active"} //p' /tmp/p)
+[ "$sum" = "4 $heap" ] ||
+	{ echo "Prometheus: site series and their sum $sum, heap $heap"; fail=1; }
+
+echo free > $ledger || fail=1
+same "freed"
+awk '$3 != 0 || $4 != 0' /tmp/rows | grep -q . && { echo "freed: rows hold objects"; fail=1; }
+echo "$(grep -c . /tmp/rows) site rows as the ledger, allocated and freed; --sites ends with: $last; prometheus: $sum"
+rmmod cmstat_sites_test || fail=1
+exit $fail

@@ -1,0 +1,252 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cmstat_sites_test: a client module built with CMSTAT_SITES
+ * (tests/client/Kbuild), as a module that wants its call sites would be.
+ * At load it creates heap "client_sites", allocates from SITES_NR call
+ * sites, site i taking i + 1 objects, and frees the first object of each
+ * from one function of its own: so each site's row must show i live
+ * objects, whoever freed.  A typed cache's objects, which cmstat does not
+ * attribute, go to the unattributed row.
+ *
+ * It keeps its own ledger of what each site holds, and shows it in
+ * /sys/kernel/debug/cmstat_sites_test/ledger, one line per site, as the
+ * stats file's site table names them: "function line live_objects
+ * live_bytes", the unattributed row as "- 0 ...".  scripts/guest/checks/
+ * client-sites.sh compares it with the stats file, the viewer and
+ * cmstat-drgn.  Writing "free" to the file frees everything: every row
+ * then holds nothing.  The bytes are the class's: each request is 4 bytes
+ * short of a class, the room of the site tag (allocator.rst, "Call sites").
+ */
+
+#include <linux/debugfs.h>
+#include <linux/module.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+
+#include <cmstat/alloc.h>
+#include <cmstat/cache.h>
+#include <cmstat/kmalloc.h>
+
+#define SITES_NR	12
+#define SITES_CACHED	5	/* typed-cache objects, unattributed */
+#define SITES_OBJ_SIZE	100
+
+/* Requests and the classes that hold them with the tag. */
+static const struct {
+	size_t request;
+	size_t class;
+} sites_sizes[] = { { 28, 32 }, { 60, 64 }, { 124, 128 }, { 252, 256 } };
+
+/**
+ * struct sites_entry - what one call site holds, by this module's count
+ * @function: the function of the call
+ * @line: its line
+ * @sized: allocated with cmstat_alloc(), freed with cmstat_free()
+ * @objs: the objects; NULL once freed
+ * @size: their request
+ * @class: the bytes each holds
+ */
+struct sites_entry {
+	const char *function;
+	unsigned int line;
+	bool sized;
+	void *objs[SITES_NR];
+	size_t size;
+	size_t class;
+};
+
+static struct cmstat_heap *sites_heap;
+static struct cmstat_cache *sites_cache;
+static void *sites_cached[SITES_CACHED];
+static struct sites_entry sites[SITES_NR];
+static struct dentry *sites_dir;
+static DEFINE_MUTEX(sites_lock);	/* the ledger, and the objects */
+
+/* Note the line and function of the call that follows, in the ledger. */
+#define SITES_AT(e, call)					\
+	({							\
+		struct sites_entry *__e = (e);			\
+		__e->function = __func__;			\
+		__e->line = __LINE__;				\
+		call;						\
+	})
+
+/* The call of site @i: a line of its own each. */
+static void *sites_alloc(unsigned int i, struct sites_entry *e, gfp_t gfp)
+{
+	size_t n = e->size;
+
+	switch (i) {
+	case 0:
+		return SITES_AT(e, cmstat_kmalloc(sites_heap, n, gfp));
+	case 1:
+		return SITES_AT(e, cmstat_kzalloc(sites_heap, n, gfp));
+	case 2:
+		return SITES_AT(e, cmstat_kmalloc_array(sites_heap, 1, n, gfp));
+	case 3:
+		return SITES_AT(e, cmstat_kcalloc(sites_heap, 1, n, gfp));
+	case 4:
+		e->sized = true;
+		return SITES_AT(e, cmstat_alloc(sites_heap, n, gfp));
+	case 5:
+		e->sized = true;
+		return SITES_AT(e, cmstat_zalloc(sites_heap, n, gfp));
+	case 6:
+		e->sized = true;
+		return SITES_AT(e, cmstat_alloc_array(sites_heap, 1, n, gfp));
+	case 7:
+		return SITES_AT(e, cmstat_kmalloc(sites_heap, n, gfp));
+	case 8:
+		return SITES_AT(e, cmstat_kmalloc(sites_heap, n, gfp | __GFP_ZERO));
+	case 9:
+		return SITES_AT(e, cmstat_kzalloc(sites_heap, n, gfp));
+	case 10:
+		return SITES_AT(e, cmstat_kmalloc(sites_heap, n, gfp));
+	default:
+		return SITES_AT(e, cmstat_kmalloc(sites_heap, n, gfp));
+	}
+}
+
+/* Frees are counted against the site that allocated, not this one. */
+static void sites_free(struct sites_entry *e, unsigned int k)
+{
+	if (e->sized)
+		cmstat_free(sites_heap, e->objs[k], e->size);
+	else
+		cmstat_kfree(sites_heap, e->objs[k]);
+	e->objs[k] = NULL;
+}
+
+static void sites_free_all(void)
+{
+	unsigned int i, k;
+
+	for (i = 0; i < SITES_NR; i++)
+		for (k = 0; k < SITES_NR; k++)
+			if (sites[i].objs[k])
+				sites_free(&sites[i], k);
+	for (k = 0; k < SITES_CACHED && sites_cached[k]; k++) {
+		cmstat_cache_free(sites_cache, sites_cached[k]);
+		sites_cached[k] = NULL;
+	}
+}
+
+static int sites_fill(void)
+{
+	unsigned int i, k;
+
+	for (i = 0; i < SITES_NR; i++) {
+		struct sites_entry *e = &sites[i];
+
+		e->size = sites_sizes[i % ARRAY_SIZE(sites_sizes)].request;
+		e->class = sites_sizes[i % ARRAY_SIZE(sites_sizes)].class;
+		for (k = 0; k <= i; k++) {
+			e->objs[k] = sites_alloc(i, e, GFP_KERNEL);
+			if (!e->objs[k])
+				return -ENOMEM;
+		}
+		sites_free(e, 0);
+	}
+	for (k = 0; k < SITES_CACHED; k++) {
+		sites_cached[k] = cmstat_cache_alloc(sites_cache, GFP_KERNEL);
+		if (!sites_cached[k])
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static unsigned int sites_live(const struct sites_entry *e)
+{
+	unsigned int k, n = 0;
+
+	for (k = 0; k < SITES_NR; k++)
+		n += !!e->objs[k];
+	return n;
+}
+
+static int sites_ledger_show(struct seq_file *m, void *unused)
+{
+	unsigned int i, k, cached = 0;
+
+	mutex_lock(&sites_lock);
+	for (k = 0; k < SITES_CACHED; k++)
+		cached += !!sites_cached[k];
+	seq_printf(m, "- 0 %u %u\n", cached, cached * SITES_OBJ_SIZE);
+	for (i = 0; i < SITES_NR; i++) {
+		unsigned int live = sites_live(&sites[i]);
+
+		seq_printf(m, "%s %u %u %zu\n", sites[i].function,
+			   sites[i].line, live, live * sites[i].class);
+	}
+	mutex_unlock(&sites_lock);
+	return 0;
+}
+
+static int sites_ledger_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, sites_ledger_show, NULL);
+}
+
+static ssize_t sites_ledger_write(struct file *file, const char __user *buf,
+				  size_t count, loff_t *ppos)
+{
+	char cmd[8];
+
+	if (count >= sizeof(cmd) || copy_from_user(cmd, buf, count))
+		return -EINVAL;
+	cmd[count] = '\0';
+	if (!sysfs_streq(cmd, "free"))
+		return -EINVAL;
+	mutex_lock(&sites_lock);
+	sites_free_all();
+	mutex_unlock(&sites_lock);
+	return count;
+}
+
+static const struct file_operations sites_ledger_fops = {
+	.owner = THIS_MODULE,
+	.open = sites_ledger_open,
+	.read = seq_read,
+	.llseek = seq_lseek,
+	.write = sites_ledger_write,
+	.release = single_release,
+};
+
+static int __init sites_test_init(void)
+{
+	int err;
+
+	sites_heap = cmstat_heap_create("client_sites");
+	if (IS_ERR(sites_heap))
+		return PTR_ERR(sites_heap);
+	sites_cache = cmstat_cache_create(sites_heap, "client_sites_obj",
+					  SITES_OBJ_SIZE, 0, 0, NULL);
+	err = sites_cache ? sites_fill() : -ENOMEM;
+	if (err)
+		goto fail;
+	sites_dir = debugfs_create_dir(KBUILD_MODNAME, NULL);
+	debugfs_create_file("ledger", 0600, sites_dir, NULL, &sites_ledger_fops);
+	return 0;
+fail:
+	sites_free_all();
+	if (sites_cache)
+		cmstat_cache_destroy(sites_cache);
+	cmstat_heap_destroy(sites_heap);
+	return err;
+}
+
+static void __exit sites_test_exit(void)
+{
+	debugfs_remove(sites_dir);
+	sites_free_all();
+	cmstat_cache_destroy(sites_cache);
+	cmstat_heap_destroy(sites_heap);
+}
+
+module_init(sites_test_init);
+module_exit(sites_test_exit);
+
+MODULE_DESCRIPTION("cmstat: a client module built with call-site rows");
+MODULE_LICENSE("GPL");
