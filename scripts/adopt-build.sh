@@ -13,7 +13,10 @@
 # copied from MODDIR (the kernel's build tree, or an unpacked
 # /lib/modules/RELEASE) into OUT, in the order to load them.  With
 # ADOPT_PLAIN=1, each is also built as the kernel has it, without the
-# line, as OUT/NAME-plain.ko: the benchmark's baseline.  With ADOPT_ROOT
+# line, as OUT/NAME-plain.ko: the benchmark's baseline.  With
+# ADOPT_SITES=1, each is also built adopted with call-site rows (the line
+# that defines CMSTAT_SITES too), as OUT/NAME-sites.ko, for
+# scripts/guest/checks/adopt-sites.sh.  With ADOPT_ROOT
 # set (a Debian root, scripts/trixie-lib.sh), make runs in that root, with
 # the host's directory ADOPT_BIND, which holds TREE and OUT, as /build, and
 # KDIR is a path in the root.
@@ -47,6 +50,15 @@ ADOPTED=(
 # continuation of the file's own lines can take it in.
 adopt() {
 	sed -i "1i $ADOPT_LINE" "$1"
+}
+
+# The line that asks for call-site rows (Documentation/allocator.rst).
+SITES_LINE='subdir-ccflags-y += -DCMSTAT_SITES'
+
+# ko_of NAME: the module NAME's build makes, without the build's suffix.
+ko_of() {
+	local ko=${1%-plain}
+	echo "${ko%-sites}"
 }
 
 # What runs make, and seen PATH: the host's PATH as make sees it.
@@ -94,6 +106,7 @@ build() {
 	*) cp -r "$ksrc/$dir" "$out/$name" ;;
 	esac
 	[[ $name == *-plain || $name == *-unadopted ]] || adopt "$out/$name/Makefile"
+	[[ $name != *-sites ]] || sed -i "1i $SITES_LINE" "$out/$name/Makefile"
 	"${RUN[@]}" make -C "$kdir" M="$(seen "$out/$name")" W=1 KCFLAGS=-g \
 		CMSTAT_INCLUDE="$(seen "$tree/include")" \
 		KBUILD_EXTRA_SYMBOLS="$(seen "$tree/Module.symvers")" "$@" modules \
@@ -102,7 +115,7 @@ build() {
 		[[ $name != *-plain && $name != *-unadopted ]] &&
 			[ -z "$(new_problems "$name" "$dir" "$@")" ] || return 1
 	fi
-	[[ $name == *-unadopted ]] || cp "$out/$name/${name%-plain}.ko" "$out/$name.ko"
+	[[ $name == *-unadopted ]] || cp "$out/$name/$(ko_of "$name").ko" "$out/$name.ko"
 }
 
 # problems NAME: NAME's build log's warnings and errors.
@@ -130,6 +143,10 @@ for entry in "${ADOPTED[@]}"; do
 	# shellcheck disable=SC2086 # $args: the module's own make arguments
 	if [ "${ADOPT_PLAIN:-0}" = 1 ] && [[ $dir != @* ]]; then
 		build "$name-plain" "$dir" $args "$@" && echo "$out/$name-plain.ko" || rc=1
+	fi
+	# shellcheck disable=SC2086 # the same
+	if [ "${ADOPT_SITES:-0}" = 1 ] && [[ $dir != @* ]]; then
+		build "$name-sites" "$dir" $args "$@" && echo "$out/$name-sites.ko" || rc=1
 	fi
 	# shellcheck disable=SC2086 # the same
 	if build "$name" "$dir" $args "$@"; then

@@ -108,13 +108,15 @@ build_mutant() {
 # of the adoption check (scripts/adopt-build.sh), from the kernel source of
 # SERIES (6.1 or 6.12; trixie:ABI, Debian 13's source of that kernel, built
 # in the Debian 13 root), built against KDIR and the tree built as NAME, in
-# $BUILDDIR/NAME-adopt; MODDIR has the kernel's modules.
+# $BUILDDIR/NAME-adopt; MODDIR has the kernel's modules.  With SITES=1,
+# also with call-site rows.
 build_adopted() {
-	local name=$1 out=$BUILDDIR/$1-adopt kdir=$2 moddir=$3 series=$4 ok=1 src env=()
+	local name=$1 out=$BUILDDIR/$1-adopt kdir=$2 moddir=$3 series=$4 ok=1 src
+	local env=(ADOPT_SITES="${SITES:-0}")
 	shift 4
 	case "$series" in
 	trixie:*)
-		env=(ADOPT_ROOT="$TRIXIE_ROOT" ADOPT_BIND="$BUILDDIR")
+		env+=(ADOPT_ROOT="$TRIXIE_ROOT" ADOPT_BIND="$BUILDDIR")
 		kdir=/usr/src/linux-headers-${series#trixie:}
 		src=$(trixie_source "${series#trixie:}" 2>"$out.log") || ok=0 ;;
 	*)	src=$(kernel_source "$series" 2>"$out.log") || ok=0 ;;

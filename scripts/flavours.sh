@@ -112,7 +112,8 @@ flavour_builds() {
 	"$BUILDER" "$BUILD" "$KDIR" "${make[@]}"
 	case "$with" in *,mutant,*) build_mutant "$BUILD" "$KDIR" "${make[@]}" ;; esac
 	case "$with" in *,adopted,*)
-		build_adopted "$BUILD" "$KDIR" "$MODDIR" "$SERIES" "${MAKE_ARGS[@]}" ;;
+		SITES=$([[ $with == *,sites,* ]] && echo 1 || echo 0) \
+			build_adopted "$BUILD" "$KDIR" "$MODDIR" "$SERIES" "${MAKE_ARGS[@]}" ;;
 	esac
 }
 

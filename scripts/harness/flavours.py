@@ -40,6 +40,8 @@ WITH = {
     "mutant",   # cmstat and its KUnit module built to break the protocol,
                 # for the mutation proof and the quiet reader's control
     "adopted",  # the in-tree modules of the adoption check
+    "sites",    # those modules also built with call-site rows, for
+                # checks/adopt-sites.sh
     "deb",      # the Debian packages' modules, as DKMS built them for its
                 # kernel, for checks/deb-modules.sh
     "nohz",     # two isolated nohz_full CPUs (with 4 vCPUs or more), for
@@ -117,7 +119,7 @@ def table(env=os.environ):
     stock = {"vcpus": smp, "tags": ("stock", "x86_64"), "cmdline": (RED_ZONES,)}
     return [
         Flavour(name="debug", kernel="test:debug", vms=debug_vms, vcpus=smp,
-                tags=("debug",), with_=("C=2", "mutant", "adopted"),
+                tags=("debug",), with_=("C=2", "mutant", "adopted", "sites"),
                 why="KASAN, lockdep, kmemleak and the rest; every check but "
                     "the stock ones"),
         # kmemleak: publish-concurrent-readers took 1555 s against 81
@@ -168,7 +170,7 @@ def table(env=os.environ):
                 why="the same without a bounce buffer: kmalloc()'s minimum "
                     "alignment is a cache line"),
         Flavour(name="stock-6.12", kernel="debian:6.12",
-                with_=("mutant", "adopted", "deb", "nohz"),
+                with_=("mutant", "adopted", "sites", "deb", "nohz"),
                 why="Debian's kernel most users run, with the most checks; "
                     "last, as it waits for the packaging checks' modules",
                 **stock),
