@@ -39,6 +39,7 @@ int cmstat_bench_alloc_budget(unsigned long iters);
 
 /* sites.c */
 int cmstat_bench_sites(const char *group, unsigned long iters, bool unsized);
+int cmstat_bench_site_cuts(unsigned long iters);
 
 /* writer.c and alloc.c: the cases make check holds to budgets */
 int cmstat_bench_writer_budget(unsigned long iters);

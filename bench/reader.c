@@ -241,7 +241,8 @@ int cmstat_bench_readers(unsigned long iters)
 		time_reader("rcu_expedited", wait_rcu_expedited, NULL, totals,
 			    iters);
 		err = time_all_heaps(1, iters) ?: time_all_heaps(16, iters) ?:
-		      time_all_heaps(256, iters);
+		      time_all_heaps(256, iters) ?:
+		      cmstat_bench_site_cuts(iters);
 	}
 	kfree(totals);
 	cmstat_bench_seed_free(seed);

@@ -5,11 +5,16 @@
  * beside alloc.c's in the same run: the sized pair and the unsized one.
  * This file is built with CMSTAT_SITES (bench/Kbuild); the loops are
  * alloc.c's, over a heap this file creates, so each is one call site.
+ * Then the reader's side: a cut of such a heap with one site and with
+ * thousands, of which one was written since the last cut.
  */
 
 #include <linux/compiler.h>
+#include <linux/cpumask.h>
+#include <linux/delay.h>
 #include <linux/err.h>
 #include <linux/ktime.h>
+#include <linux/slab.h>
 
 #include <cmstat/alloc.h>
 #include <cmstat/kmalloc.h>
@@ -97,5 +102,120 @@ int cmstat_bench_sites(const char *group, unsigned long iters, bool unsized)
 		}
 	}
 	cmstat_heap_destroy(heap);
+	return err;
+}
+
+/* Sites bound in the heaps of the cuts: one, and thousands. */
+static const unsigned int site_cut_sites[] = { 1, 4000 };
+
+/* Small and constant, as reader.c's writes between two cuts. */
+#define SITE_CUT_SIZE	64
+
+/* One pair at @site, as its call would make it. */
+static void site_cut_write(struct cmstat_heap *heap, struct cmstat_site *site)
+{
+	cmstat_free(heap, __cmstat_alloc_inline(heap, SITE_CUT_SIZE, GFP_KERNEL,
+						false, site),
+		    SITE_CUT_SIZE);
+}
+
+/*
+ * Bind @n sites of @heap, each by a pair.  The counter sets past the first
+ * come from a work item: a site that finds no column yet waits for it, up
+ * to 60,000 tries of a millisecond or more, which only a hang exhausts.
+ * Return: 0, or -EBUSY.
+ */
+static int site_cut_bind(struct cmstat_heap *heap, struct cmstat_site *sites,
+			 unsigned int n)
+{
+	unsigned int i, tries;
+
+	for (i = 0; i < n; i++) {
+		sites[i] = (struct cmstat_site){
+			.function = __func__, .file = __FILE__, .line = i + 1,
+		};
+		for (tries = 0; ; tries++) {
+			site_cut_write(heap, &sites[i]);
+			if (READ_ONCE(sites[i].binding) >> CMSTAT_SITE_COL_BITS ==
+			    heap->site_key)
+				break;
+			if (tries == 60000)
+				return -EBUSY;
+			usleep_range(1000, 2000);
+		}
+	}
+	return 0;
+}
+
+/*
+ * @iters cuts of @heap, each after one pair at its first site, untimed:
+ * cmstat_heap_read() (totals only), or cmstat_heap_sites_read() into
+ * @rows, which has room for every row.
+ */
+static void site_cut_time(struct cmstat_heap *heap, struct cmstat_site *site,
+			  struct cmstat_site_stats *rows, unsigned int nr_rows,
+			  struct cmstat_heap_stats *st, const char *name,
+			  unsigned long iters)
+{
+	u64 total = 0, start;
+	unsigned long i;
+	char cpus[12];
+
+	for (i = 0; i < iters; i++) {
+		site_cut_write(heap, site);
+		start = ktime_get_ns();
+		/* No signal for a kthread, no module refused: it cannot fail. */
+		WARN_ON_ONCE(rows ? cmstat_heap_sites_read(heap, rows, nr_rows,
+							   st) < 0 :
+			     cmstat_heap_read(heap, st));
+		total += ktime_get_ns() - start;
+	}
+	snprintf(cpus, sizeof(cpus), "%u", num_online_cpus());
+	cmstat_bench_report("reader", name, cpus, total, iters);
+}
+
+/**
+ * cmstat_bench_site_cuts() - time cuts of a heap with site rows
+ * @iters: cuts per case
+ *
+ * As "sites_N_heap_read" (cmstat_heap_read()) and "sites_N_rows_read"
+ * (cmstat_heap_sites_read()), N the sites bound, each cut after one pair
+ * at one site: the first follows the activity, the second copies every
+ * row.
+ *
+ * Return: 0, a cmstat_heap_create() error, -ENOMEM or -EBUSY.
+ */
+int cmstat_bench_site_cuts(unsigned long iters)
+{
+	unsigned int n = site_cut_sites[ARRAY_SIZE(site_cut_sites) - 1];
+	struct cmstat_site *sites = kcalloc(n, sizeof(*sites), GFP_KERNEL);
+	struct cmstat_site_stats *rows = kvcalloc(n + 1, sizeof(*rows),
+						  GFP_KERNEL);
+	struct cmstat_heap_stats *st = kmalloc(sizeof(*st), GFP_KERNEL);
+	struct cmstat_heap *heap;
+	unsigned int i;
+	char name[32];
+	int err = -ENOMEM;
+
+	for (i = 0; sites && rows && st && i < ARRAY_SIZE(site_cut_sites); i++) {
+		n = site_cut_sites[i];
+		heap = cmstat_heap_create("cmstat_bench_site_cuts");
+		err = PTR_ERR_OR_ZERO(heap);
+		if (err)
+			break;
+		err = site_cut_bind(heap, sites, n);
+		if (!err) {
+			/* The binding's writes folded: the first cut finds none. */
+			WARN_ON_ONCE(cmstat_heap_read(heap, st));
+			snprintf(name, sizeof(name), "sites_%u_heap_read", n);
+			site_cut_time(heap, sites, NULL, 0, st, name, iters);
+			snprintf(name, sizeof(name), "sites_%u_rows_read", n);
+			site_cut_time(heap, sites, rows, n + 1, st, name, iters);
+		}
+		cmstat_heap_destroy(heap);
+	}
+	kfree(st);
+	kvfree(rows);
+	kfree(sites);
 	return err;
 }

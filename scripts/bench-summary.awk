@@ -86,21 +86,22 @@ function writers(    i, c) {
 	ratio("atomic64_vs_cmstat_allcpu", wa["atomic64"], wa["cmstat"])
 }
 
-# The cuts of all heaps (cases all_heaps_*) have a table of their own.
+# The cuts of all heaps (cases all_heaps_*) and of a heap with site rows
+# (sites_*) have tables of their own.
 function readers(    i, j, c, m) {
 	printf "reader: one snapshot of a heap's counter set (%d counters), %s, no writer running;\n",
 		info["reader_counters"], unit("reader")
 	printf "  rcu_expedited: one synchronize_rcu_expedited(), what an RCU-based reader would wait instead of the IPI\n"
 	printf "  %-6s", "vCPUs"
 	for (j = 1; j <= ncases["reader"]; j++)
-		if (cases["reader", j] !~ /^all_heaps_/)
+		if (cases["reader", j] !~ /^(all_heaps|sites)_/)
 			printf " %14s", cases["reader", j]
 	printf " %14s\n", "cmstat/naive"
 	for (i = 1; i <= nvariants["reader"]; i++) {
 		c = variants["reader", i]
 		printf "  %-6s", c
 		for (j = 1; j <= ncases["reader"]; j++) {
-			if (cases["reader", j] ~ /^all_heaps_/)
+			if (cases["reader", j] ~ /^(all_heaps|sites)_/)
 				continue
 			m[cases["reader", j]] = median("reader " cases["reader", j] " " c)
 			printf " %14.2f", m[cases["reader", j]] / (icount ? 1 : 1000)
@@ -159,6 +160,34 @@ function cuts(    i, j, k, f, m, nrows, row, hdr, fmt) {
 	printf "\n"
 }
 
+# One row per case sites_N_heap_read or sites_N_rows_read (N sites bound
+# in a heap with site rows), one column per vCPU count.
+function site_cuts(    i, j, f, m, nrows, row, fmt) {
+	for (j = 1; j <= ncases["reader"]; j++)
+		if (cases["reader", j] ~ /^sites_/)
+			row[++nrows] = cases["reader", j]
+	if (!nrows)
+		return
+	printf "cut of a heap with site rows, %s: each after one alloc + free at one of its sites, untimed;\n",
+		icount ? "instructions" : "us"
+	printf "  heap: cmstat_heap_read(), the totals; rows: cmstat_heap_sites_read(), every row copied\n"
+	printf "  %6s %5s", "sites", "read"
+	for (i = 1; i <= nvariants["reader"]; i++)
+		printf " %10s", variants["reader", i] " vCPU"
+	printf "\n"
+	fmt = icount ? " %10.0f" : " %10.2f"
+	for (j = 1; j <= nrows; j++) {
+		split(row[j], f, "_")
+		printf "  %6s %5s", f[2], f[3]
+		for (i = 1; i <= nvariants["reader"]; i++) {
+			m = median("reader " row[j] " " variants["reader", i])
+			printf fmt, m / (icount ? 1 : 1000)
+		}
+		printf "\n"
+	}
+	printf "\n"
+}
+
 function allocs(    i, j, s, m) {
 	printf "allocator: one alloc + free pair, %s\n", unit("alloc")
 	printf "  %-8s", "size"
@@ -211,6 +240,7 @@ END {
 	if (ncases["reader"]) {
 		readers()
 		cuts()
+		site_cuts()
 	}
 	if (ncases["alloc"])
 		allocs()

@@ -17,8 +17,8 @@
 #   and the wall-clock table stand beside them for that.  Beside the
 #   microbenchmarks, the workload of two in-tree modules (ext2 on
 #   null_blk, scripts/guest/adopt-workload.sh), built as the kernel has
-#   them and adopted with the one Kbuild line (scripts/adopt-build.sh),
-#   in turn in one 1-vCPU VM.
+#   them, adopted with the one Kbuild line (scripts/adopt-build.sh), and
+#   adopted with call-site rows too, in turn in one 1-vCPU VM.
 # - the cut beside busy CPUs (bench/busy.c), in a 4-vCPU VM of
 #   multi-threaded TCG, as it is and with QEMU pinned to one host CPU (4
 #   vCPUs on 1, an overcommitted host): the cut's latency and the CPU the
@@ -55,7 +55,7 @@ start=$(date +%s)
 
 ensure_pkgs "${HOST_PKGS[@]}" binutils
 stock_612_tree bench
-mapfile -t adopted < <(ADOPT_PLAIN=1 bash "$CMSTAT_ROOT/scripts/adopt-build.sh" \
+mapfile -t adopted < <(ADOPT_PLAIN=1 ADOPT_SITES=1 bash "$CMSTAT_ROOT/scripts/adopt-build.sh" \
 	"$(kernel_source)" "$STOCK_KDIR" \
 	"$(stock_kernel_dir "$STOCK_ABI")/lib/modules/$STOCK_ABI" "$STOCK_TREE" \
 	"$BUILDDIR/bench-adopt") || die "building the adopted modules failed, see $BUILDDIR/bench-adopt/*.log"
@@ -81,7 +81,7 @@ workload="$LOGDIR/bench-adopt.samples"
 : >"$workload"
 if [ "$MAIN" = 1 ]; then
 	VM_ICOUNT=1 boot "$icount" icount-main 1 main
-	VM_ICOUNT=1 boot "$workload" icount-adopt 1 adopt $((600 + 240 * RUNS))
+	VM_ICOUNT=1 boot "$workload" icount-adopt 1 adopt $((600 + 360 * RUNS))
 fi
 for n in $READER_CPUS; do
 	VM_ICOUNT=1 boot "$icount" "icount-reader-$n" "$n" reader
