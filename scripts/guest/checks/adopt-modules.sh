@@ -118,6 +118,7 @@ heap_keys() {
 	awk -v h="$1" '
 		/^class_bytes / { t = "class"; next }
 		/^cache_name / { t = "cache"; next }
+		/^site_function / { t = ""; next }
 		/^large_mallocs / { lm = $2 } /^large_frees / { lf = $2 }
 		t == "class" && $2 + $3 > 0 { m["size_" $1] += $2; f["size_" $1] += $3 }
 		t == "cache" {
