@@ -136,6 +136,11 @@ static int site_cut_bind(struct cmstat_heap *heap, struct cmstat_site *sites,
 		};
 		for (tries = 0; ; tries++) {
 			site_cut_write(heap, &sites[i]);
+			/*
+			 * Written with smp_store_release() by
+			 * __cmstat_site_bind(), which our own pair ran on
+			 * this CPU: no ordering needed, only a whole load.
+			 */
 			if (READ_ONCE(sites[i].binding) >> CMSTAT_SITE_COL_BITS ==
 			    heap->site_key)
 				break;

@@ -26,10 +26,12 @@ labels="heap=\"client\",state=\"active\",cache=\"$odd\",object_bytes=\"72\""
 grep -qxF "cmstat_heap_typed_cache_live_bytes{$labels} 216" /tmp/p ||
 	{ echo "Prometheus lacks typed caches"; fail=1; }
 # All heaps: no label but class_bytes; the heaps: heap= and state=, or
-# only state= for the destroyed heaps together, then class_bytes, or a
-# typed cache's (percent-encoded) name and object size.
+# only state= for the destroyed heaps together, then class_bytes, a
+# typed cache's (percent-encoded) name and object size, a site's function,
+# file and line ("-" unattributed, "(other)" the rest), or a node.
 heap='(heap="[A-Za-z0-9_.-]+",state="(active|orphaned)"|state="destroyed")'
-more='(,class_bytes="[0-9]+"|,cache="[A-Za-z0-9_.%-]+",object_bytes="[0-9]+")?'
+more='(,class_bytes="[0-9]+"|,cache="[A-Za-z0-9_.%-]+",object_bytes="[0-9]+"'
+more=$more'|,function="[A-Za-z0-9_.%()-]+",file="[A-Za-z0-9_.%()-]+",line="[0-9]+"|,node="[0-9]+")?'
 all='^cmstat_[a-z_]+(\{class_bytes="[0-9]+"\})? [0-9]+$'
 one="^cmstat_heap_[a-z_]+\\{$heap$more\\} [0-9]+\$"
 bad=$(grep -vE "^# (HELP|TYPE) cmstat_|$all|$one" /tmp/p | head -n 3)
