@@ -9,10 +9,13 @@
 #include <kunit/test.h>
 #include <linux/hrtimer.h>
 #include <linux/kthread.h>
+#include <linux/mm.h>
+#include <linux/nodemask.h>
 #include <linux/random.h>
 #include <linux/sched.h>
 #include <linux/sizes.h>
 #include <linux/string.h>
+#include <linux/vmalloc.h>
 
 #include <cmstat/kunit.h>
 
@@ -163,6 +166,138 @@ static void sites_rows_exact(struct kunit *test)
 	n = sites_read(test, heap, rows, st);
 	sites_expect_sums(test, rows, n, st);
 	KUNIT_EXPECT_EQ(test, st->live_objects, 0);
+}
+
+static struct cmstat_node_stats *sites_node_rows(struct kunit *test)
+{
+	struct cmstat_node_stats *rows = kunit_kcalloc(test, nr_node_ids,
+						       sizeof(*rows),
+						       GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, rows);
+	return rows;
+}
+
+/* The node rows and totals of @heap, at one cut. */
+static void sites_nodes_read(struct kunit *test, struct cmstat_heap *heap,
+			     struct cmstat_node_stats *rows,
+			     struct cmstat_heap_stats *st)
+{
+	KUNIT_ASSERT_EQ(test,
+			cmstat_heap_nodes_read(heap, rows, nr_node_ids, st),
+			nr_node_ids);
+}
+
+/* Whether node rows @rows sum to @st: objects, bytes, counts. */
+static bool sites_nodes_sum_to(const struct cmstat_node_stats *rows,
+			       const struct cmstat_heap_stats *st)
+{
+	u64 mallocs = 0, frees = 0, live = 0, bytes = 0;
+	int nid;
+
+	for (nid = 0; nid < nr_node_ids; nid++) {
+		mallocs += rows[nid].mallocs;
+		frees += rows[nid].frees;
+		live += rows[nid].live_objects;
+		bytes += rows[nid].live_bytes;
+	}
+	return mallocs == st->mallocs && frees == st->frees &&
+	       live == st->live_objects && bytes == st->live_bytes;
+}
+
+#define SITES_PER_NODE	3
+#define SITES_BULK	4
+
+/* Add @obj, of @held bytes, to the live figures of its memory's node. */
+static void sites_node_expect(u64 *live, u64 *bytes, const void *obj,
+			      size_t held)
+{
+	int nid = is_vmalloc_addr(obj) ? page_to_nid(vmalloc_to_page(obj)) :
+					 page_to_nid(virt_to_page(obj));
+
+	live[nid]++;
+	bytes[nid] += held;
+}
+
+/*
+ * Each node its row, by the node of the memory: on every node with
+ * memory, a class object, a large one and a typed cache's, allocated
+ * there with __GFP_THISNODE; one allocated anywhere, a vmalloc()ed one
+ * and a typed cache's bulk, counted where they landed.  The rows sum to
+ * the heap at every read, and a node without memory counts nothing.  On
+ * a kernel of one node, node 0 holds all.
+ */
+static void sites_nodes_exact(struct kunit *test)
+{
+	struct cmstat_heap *heap = cmstat_kunit_heap(test, "sites_nodes");
+	struct cmstat_cache *cc = cmstat_kunit_cache(test, heap, "sites_ntyped",
+						     40, 0, 0, NULL);
+	struct cmstat_node_stats *rows = sites_node_rows(test);
+	struct cmstat_heap_stats *st = sites_stats(test);
+	const gfp_t gfp = GFP_KERNEL | __GFP_THISNODE | __GFP_NOWARN;
+	void *(*objs)[SITES_PER_NODE], *anywhere, *vobj, *bulk[SITES_BULK];
+	u64 *live, *bytes;
+	int nid, i;
+
+	cmstat_kunit_expect_no_leak(test, heap);
+	objs = kunit_kcalloc(test, nr_node_ids, sizeof(*objs), GFP_KERNEL);
+	live = kunit_kcalloc(test, nr_node_ids, sizeof(*live), GFP_KERNEL);
+	bytes = kunit_kcalloc(test, nr_node_ids, sizeof(*bytes), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, objs);
+	KUNIT_ASSERT_NOT_NULL(test, live);
+	KUNIT_ASSERT_NOT_NULL(test, bytes);
+	for_each_node_state(nid, N_MEMORY) {
+		objs[nid][0] = cmstat_kmalloc_node(heap, 50, gfp, nid);
+		objs[nid][1] = cmstat_kmalloc_node(heap, SZ_64K, gfp, nid);
+		objs[nid][2] = cmstat_cache_alloc_node(cc, gfp, nid);
+		KUNIT_ASSERT_NOT_NULL(test, objs[nid][0]);
+		KUNIT_ASSERT_NOT_NULL(test, objs[nid][1]);
+		KUNIT_ASSERT_NOT_NULL(test, objs[nid][2]);
+		/* 50 and the tag, 64 KiB whole, the cache's 40: all on @nid. */
+		KUNIT_EXPECT_EQ(test, page_to_nid(virt_to_page(objs[nid][0])),
+				nid);
+		live[nid] += SITES_PER_NODE;
+		bytes[nid] += 64 + SZ_64K + 40;
+	}
+	anywhere = cmstat_kmalloc(heap, 60, GFP_KERNEL);
+	vobj = cmstat_kvmalloc(heap, SZ_4M, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, anywhere);
+	KUNIT_ASSERT_NOT_NULL(test, vobj);
+	KUNIT_ASSERT_EQ(test, cmstat_cache_alloc_bulk(cc, GFP_KERNEL, SITES_BULK,
+						      bulk), SITES_BULK);
+	sites_node_expect(live, bytes, anywhere, 64);
+	sites_node_expect(live, bytes, vobj, SZ_4M);
+	for (i = 0; i < SITES_BULK; i++)
+		sites_node_expect(live, bytes, bulk[i], 40);
+
+	sites_nodes_read(test, heap, rows, st);
+	KUNIT_EXPECT_TRUE(test, sites_nodes_sum_to(rows, st));
+	for (nid = 0; nid < nr_node_ids; nid++) {
+		KUNIT_EXPECT_EQ(test, rows[nid].node, nid);
+		KUNIT_EXPECT_EQ_MSG(test, rows[nid].live_objects, live[nid],
+				    "node %d", nid);
+		KUNIT_EXPECT_EQ_MSG(test, rows[nid].live_bytes, bytes[nid],
+				    "node %d", nid);
+		if (!node_state(nid, N_MEMORY))
+			KUNIT_EXPECT_EQ(test, rows[nid].mallocs, 0);
+	}
+
+	for_each_node_state(nid, N_MEMORY) {
+		cmstat_kfree(heap, objs[nid][0]);
+		cmstat_kfree(heap, objs[nid][1]);
+		cmstat_cache_free(cc, objs[nid][2]);
+	}
+	cmstat_kfree(heap, anywhere);
+	cmstat_kvfree(heap, vobj);
+	cmstat_cache_free_bulk(cc, SITES_BULK, bulk);
+	sites_nodes_read(test, heap, rows, st);
+	KUNIT_EXPECT_TRUE(test, sites_nodes_sum_to(rows, st));
+	for (nid = 0; nid < nr_node_ids; nid++)
+		KUNIT_EXPECT_EQ_MSG(test, rows[nid].live_bytes, 0, "node %d",
+				    nid);
+	KUNIT_EXPECT_EQ(test, st->mallocs,
+			SITES_PER_NODE * num_node_state(N_MEMORY) + 2 +
+			SITES_BULK);
 }
 
 /*
@@ -501,8 +636,10 @@ static void sites_stress(struct kunit *test)
 {
 	struct cmstat_heap *heap = cmstat_kunit_heap(test, "sites_stress");
 	struct cmstat_site_stats *rows = sites_rows(test);
+	struct cmstat_node_stats *nodes = sites_node_rows(test);
 	struct cmstat_heap_stats *st = sites_stats(test);
 	unsigned long snapshots = 0, violations = 0, control = 0, irq = 0;
+	unsigned long node_violations = 0, node_control = 0;
 	unsigned long want = sites_snapshots;
 	unsigned int n, cpu;
 
@@ -516,9 +653,15 @@ static void sites_stress(struct kunit *test)
 		/* The control: these rows against the totals of the next cut. */
 		KUNIT_ASSERT_EQ(test, cmstat_heap_read(heap, st), 0);
 		control += !sites_sum_to(rows, n, st);
+		/* The node rows, and their control, likewise. */
+		sites_nodes_read(test, heap, nodes, st);
+		node_violations += !sites_nodes_sum_to(nodes, st);
+		KUNIT_ASSERT_EQ(test, cmstat_heap_read(heap, st), 0);
+		node_control += !sites_nodes_sum_to(nodes, st);
 		/* A mutant that has not shown yet: read on, by count. */
 		if (snapshots == want && sites_mutation() == SITES_APART &&
-		    violations < SITES_MUTANT_SHOWN && want < 4 * sites_snapshots)
+		    min(violations, node_violations) < SITES_MUTANT_SHOWN &&
+		    want < 4 * sites_snapshots)
 			want += sites_snapshots;
 		cond_resched();
 	}
@@ -526,22 +669,30 @@ static void sites_stress(struct kunit *test)
 	for_each_possible_cpu(cpu)
 		irq += per_cpu_ptr(&sites_writers, cpu)->irq_allocs;
 	n = sites_read(test, heap, rows, st);
-	kunit_info(test, "cpus=%u mutation=%d snapshots=%lu violations=%lu control_violations=%lu allocs=%llu irq_allocs=%lu live=%llu\n",
-		   num_online_cpus(), sites_mutation(), snapshots, violations,
-		   control, st->mallocs, irq, st->live_objects);
+	kunit_info(test, "cpus=%u nodes=%u mutation=%d snapshots=%lu violations=%lu control_violations=%lu node_violations=%lu node_control_violations=%lu allocs=%llu irq_allocs=%lu live=%llu\n",
+		   num_online_cpus(), num_node_state(N_MEMORY), sites_mutation(),
+		   snapshots, violations, control, node_violations,
+		   node_control, st->mallocs, irq, st->live_objects);
 	/* The other mutations break the counters' protocol, its suite's. */
-	if (sites_mutation() == SITES_APART)
+	if (sites_mutation() == SITES_APART) {
 		KUNIT_EXPECT_GT(test, violations, 0);
-	else if (!sites_mutation())
+		KUNIT_EXPECT_GT(test, node_violations, 0);
+	} else if (!sites_mutation()) {
 		KUNIT_EXPECT_EQ(test, violations, 0);
+		KUNIT_EXPECT_EQ(test, node_violations, 0);
+	}
 	KUNIT_EXPECT_GT(test, control, 0);
+	KUNIT_EXPECT_GT(test, node_control, 0);
 	KUNIT_EXPECT_GT(test, irq, 0);
 	KUNIT_EXPECT_TRUE(test, sites_sum_to(rows, n, st));
+	sites_nodes_read(test, heap, nodes, st);
+	KUNIT_EXPECT_TRUE(test, sites_nodes_sum_to(nodes, st));
 	KUNIT_EXPECT_EQ(test, st->live_objects, 0);
 }
 
 static struct kunit_case sites_cases[] = {
 	KUNIT_CASE(sites_rows_exact),
+	KUNIT_CASE(sites_nodes_exact),
 	KUNIT_CASE(sites_tag_room),
 	KUNIT_CASE(sites_leak_report_names_line),
 	KUNIT_CASE(sites_kunit_check_fails_leaky_case),

@@ -367,6 +367,10 @@ static void cmstat_account_resize(struct cmstat_heap *heap, const void *obj,
 	cmstat_section_add(slot, CMSTAT_HC_REQUESTED_ALLOC_BYTES, new_size);
 	__cmstat_site_add(&sec, site.heap, site.col, true, 1, site.held);
 	__cmstat_site_add(&sec, site.heap, site.col, false, 1, site.held);
+	if (site.col >= 0) {
+		__cmstat_node_add(&sec, site.heap, site.nid, true, 1, site.held);
+		__cmstat_node_add(&sec, site.heap, site.nid, false, 1, site.held);
+	}
 	cmstat_section_end(&sec);
 }
 
@@ -459,4 +463,6 @@ void __init cmstat_alloc_init(void)
 {
 	if (!cmstat_accounting_enabled() || cmstat_debug_free_enabled())
 		static_branch_disable(&cmstat_inline_accounting);
+	if (nr_node_ids > 1)
+		static_branch_enable(&cmstat_by_node_key);
 }

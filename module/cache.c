@@ -199,11 +199,17 @@ int cmstat_cache_read(struct cmstat_cache *cc, struct cmstat_cache_stats *st)
 }
 EXPORT_SYMBOL_GPL(cmstat_cache_read);
 
-/* @n allocations from @cc, or frees into it, in one section. */
-static void cmstat_cache_account(struct cmstat_cache *cc, bool free, size_t n)
+/*
+ * @n allocations from @cc, @objs, or frees of them into it, in one
+ * section.  The objects are still allocated: their nodes are read.
+ */
+static void cmstat_cache_account(struct cmstat_cache *cc, bool free, size_t n,
+				 void **objs)
 {
+	int col = __cmstat_site_unattributed(cc->heap);
 	struct cmstat_section sec;
 	u64 __percpu *slot;
+	size_t i;
 
 	if (!cmstat_section_begin(&sec, &cmstat_heap_group))
 		return;
@@ -214,8 +220,12 @@ static void cmstat_cache_account(struct cmstat_cache *cc, bool free, size_t n)
 					CMSTAT_HC_CACHE_ALLOC_BYTES,
 			   n * cc->size);
 	/* A typed cache's objects are unattributed in their heap's sites. */
-	__cmstat_site_add(&sec, cc->heap, __cmstat_site_unattributed(cc->heap),
-			  free, n, cc->size);
+	__cmstat_site_add(&sec, cc->heap, col, free, n, cc->size);
+	if (col >= 0 && static_branch_unlikely(&cmstat_by_node_key))
+		for (i = 0; i < n; i++)
+			__cmstat_node_add(&sec, cc->heap,
+					  __cmstat_obj_nid(objs[i]), free, 1,
+					  cc->size);
 	cmstat_section_end(&sec);
 }
 
@@ -240,7 +250,7 @@ void *__cmstat_cache_alloc_tail(struct cmstat_cache *cc, void *obj, gfp_t gfp)
 		__cmstat_alloc_failed(cc->heap);
 		return NULL;
 	}
-	cmstat_cache_account(cc, false, 1);
+	cmstat_cache_account(cc, false, 1, &obj);
 	return obj;
 }
 EXPORT_SYMBOL_GPL(__cmstat_cache_alloc_tail);
@@ -256,8 +266,8 @@ void __cmstat_cache_free_tail(struct cmstat_cache *cc, void *obj)
 {
 	if (!obj || !cmstat_debug_untrack(cc->heap, obj, cc->size))
 		return;
+	cmstat_cache_account(cc, true, 1, &obj);
 	__cmstat_kfree(obj);
-	cmstat_cache_account(cc, true, 1);
 }
 EXPORT_SYMBOL_GPL(__cmstat_cache_free_tail);
 
@@ -319,7 +329,7 @@ int cmstat_cache_alloc_bulk(struct cmstat_cache *cc, gfp_t gfp, size_t n,
 		return 0;
 	}
 	if (n)
-		cmstat_cache_account(cc, false, n);
+		cmstat_cache_account(cc, false, n, objs);
 	return n;
 }
 EXPORT_SYMBOL_GPL(cmstat_cache_alloc_bulk);
@@ -330,7 +340,8 @@ EXPORT_SYMBOL_GPL(cmstat_cache_alloc_bulk);
  * @n: how many
  * @objs: the objects
  *
- * kmem_cache_free_bulk(), counted in one section.
+ * kmem_cache_free_bulk(), counted in one section, just before: the count
+ * reads the node of each object's memory.
  */
 void cmstat_cache_free_bulk(struct cmstat_cache *cc, size_t n, void **objs)
 {
@@ -341,8 +352,8 @@ void cmstat_cache_free_bulk(struct cmstat_cache *cc, size_t n, void **objs)
 			cmstat_cache_free(cc, objs[i]);
 		return;
 	}
-	kmem_cache_free_bulk(cc->slab, n, objs);
 	if (n)
-		cmstat_cache_account(cc, true, n);
+		cmstat_cache_account(cc, true, n, objs);
+	kmem_cache_free_bulk(cc->slab, n, objs);
 }
 EXPORT_SYMBOL_GPL(cmstat_cache_free_bulk);

@@ -15,6 +15,7 @@
  */
 
 #include <linux/debugfs.h>
+#include <linux/nodemask.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 
@@ -22,9 +23,9 @@
 
 /*
  * First line of every stats file: format name and version.  3 added the
- * typed-cache table of each record, 4 the site table.
+ * typed-cache table of each record, 4 the site table, 5 the node table.
  */
-#define CMSTAT_STATS_FORMAT	"cmstat-stats 4"
+#define CMSTAT_STATS_FORMAT	"cmstat-stats 5"
 
 static struct dentry *cmstat_debugfs_root;
 static struct dentry *cmstat_debugfs_heaps;
@@ -104,8 +105,26 @@ static void cmstat_print_sites(struct seq_file *m, struct cmstat_view *v,
 }
 
 /*
+ * The node table: a row per possible node, by id, for a heap with site
+ * rows; none for the rest.
+ */
+static void cmstat_print_nodes(struct seq_file *m,
+			       const struct cmstat_node_stats *nodes,
+			       unsigned int nr_nodes)
+{
+	const struct cmstat_node_stats *row;
+
+	seq_puts(m, "node mallocs frees live_objects live_bytes\n");
+	for (row = nodes; row < nodes + nr_nodes; row++)
+		if (node_possible(row->node))
+			seq_printf(m, "%d %llu %llu %llu %llu\n", row->node,
+				   row->mallocs, row->frees, row->live_objects,
+				   row->live_bytes);
+}
+
+/*
  * One record: a header line, the key lines, the class table, the
- * typed-cache table, the site table.  @row: NULL for all.
+ * typed-cache table, the site table, the node table.  @row: NULL for all.
  */
 static void cmstat_print_record(struct seq_file *m, struct cmstat_view *v,
 				const char *kind, const char *name,
@@ -130,9 +149,11 @@ static void cmstat_print_record(struct seq_file *m, struct cmstat_view *v,
 	if (row && row->kind != CMSTAT_ROW_DESTROYED) {
 		cmstat_print_caches(m, c, v->cut->epoch, row->caches);
 		cmstat_print_sites(m, v, row->sites, row->nr_sites);
+		cmstat_print_nodes(m, row->nodes, row->nr_nodes);
 	} else {
 		cmstat_print_caches(m, c, v->cut->epoch, NULL);
 		cmstat_print_sites(m, v, NULL, 0);
+		cmstat_print_nodes(m, NULL, 0);
 	}
 }
 

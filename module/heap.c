@@ -228,6 +228,10 @@ static int cmstat_cut_add(struct cmstat_cut *cut,
 	if (n < 0)
 		return n;
 	row->nr_sites = n;
+	n = cmstat_nodes_take(hp, &row->nodes);
+	if (n < 0)
+		return n;
+	row->nr_nodes = n;
 	return 0;
 }
 
@@ -648,13 +652,15 @@ struct cmstat_cut *cmstat_cut_take(bool sites)
 	return cut;
 }
 
-/* Free @cut, from cmstat_cut_take(), and its site rows; NULL is none. */
+/* Free @cut, from cmstat_cut_take(), and its site and node rows. */
 void cmstat_cut_free(struct cmstat_cut *cut)
 {
 	unsigned int r;
 
-	for (r = 0; cut && r < cut->nr_rows; r++)
+	for (r = 0; cut && r < cut->nr_rows; r++) {
 		kvfree(cut->rows[r].sites);
+		kvfree(cut->rows[r].nodes);
+	}
 	kvfree(cut);
 }
 

@@ -235,6 +235,8 @@ struct cmstat_row_cache {
  * @caches: its typed caches, by column (live heaps and orphans only)
  * @nr_sites: the number of @sites
  * @sites: its site rows, if the cut was taken with them and it has some
+ * @nr_nodes: the number of @nodes
+ * @nodes: its node rows, by node id, when it has @sites
  */
 struct cmstat_row {
 	enum cmstat_row_kind kind;
@@ -244,6 +246,8 @@ struct cmstat_row {
 	struct cmstat_row_cache caches[CMSTAT_HEAP_CACHES];
 	unsigned int nr_sites;
 	struct cmstat_site_stats *sites;
+	unsigned int nr_nodes;
+	struct cmstat_node_stats *nodes;
 };
 
 /**
@@ -265,6 +269,8 @@ int cmstat_sites_create(struct cmstat_heap_priv *hp);
 void cmstat_sites_release(struct cmstat_heap_priv *hp);
 int cmstat_sites_take(const struct cmstat_heap_priv *hp,
 		      struct cmstat_site_stats **rows);
+int cmstat_nodes_take(const struct cmstat_heap_priv *hp,
+		      struct cmstat_node_stats **rows);
 
 /*
  * What freeing or allocating @obj (if @free, or not) adds to @heap's site
@@ -287,6 +293,8 @@ cmstat_site_count_of(struct cmstat_heap *heap, const void *obj, int class,
 		count.col = __cmstat_site_col_of(heap, obj, held);
 	else
 		count.col = __cmstat_site_unattributed(heap);
+	if (count.col >= 0)
+		count.nid = __cmstat_node_of(obj);
 	return count;
 }
 

@@ -12,12 +12,19 @@
  * once fewer than %CMSTAT_SITES_LOW columns are left, as binding happens
  * in any context, and until it is published the sites that find no column
  * count as unattributed.
+ *
+ * On a kernel of more than one node such a heap has one more set, its
+ * node rows, %CMSTAT_SC_NR counters per node id, written in the same
+ * sections as the site columns.  On a kernel of one node there is no such
+ * set, and node 0's row is the sum of the site rows.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/atomic.h>
 #include <linux/hashtable.h>
+#include <linux/mm.h>
+#include <linux/nodemask.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/string.h>
@@ -51,6 +58,7 @@ struct cmstat_site_col {
  * @nr_sets: sets published.  Written under @lock once the heap is
  *	published, by @grow only.
  * @sets: the counter sets, %CMSTAT_SITES_PER_SET columns each
+ * @nodes: the node rows, with cmstat_by_node_key; NULL without
  * @cols: each set's columns
  * @by_site: the bound columns, by descriptor
  * @grow: allocates the next set
@@ -61,11 +69,19 @@ struct cmstat_heap_sites {
 	unsigned int nr_cols;
 	unsigned int nr_sets;
 	struct cmstat_counters *sets[CMSTAT_SITE_SETS];
+	struct cmstat_counters *nodes;
 	struct cmstat_site_col *cols[CMSTAT_SITE_SETS];
 	DECLARE_HASHTABLE(by_site, 8);
 	struct work_struct grow;
 	struct cmstat_heap *heap;
 };
+
+/*
+ * Whether the heaps with site rows count their objects per node of their
+ * memory: on a kernel of more than one node (cmstat_alloc_init()).
+ */
+DEFINE_STATIC_KEY_FALSE(cmstat_by_node_key);
+EXPORT_SYMBOL_GPL(cmstat_by_node_key);
 
 /* The last site key handed out; keys start at 1, and never reach NONE. */
 static atomic_long_t cmstat_site_keys = ATOMIC_LONG_INIT(0);
@@ -124,7 +140,26 @@ static void cmstat_sites_release_sets(struct cmstat_heap_sites *hs)
 		cmstat_counters_free(hs->sets[n]);
 		kfree(hs->cols[n]);
 	}
+	if (hs->nodes)
+		cmstat_counters_free(hs->nodes);
 	kfree(hs);
+}
+
+/* Give @hs its node rows, on a kernel that counts them.  0 or -errno. */
+static int cmstat_sites_add_nodes(struct cmstat_heap_sites *hs)
+{
+	struct cmstat_counters *nodes;
+
+	if (!static_branch_unlikely(&cmstat_by_node_key))
+		return 0;
+	nodes = cmstat_counters_alloc(&cmstat_heap_group,
+				      nr_node_ids * CMSTAT_SC_NR);
+	if (IS_ERR(nodes))
+		return PTR_ERR(nodes);
+	hs->nodes = nodes;
+	/* Before the heap is returned: __cmstat_node_add() reads it plain. */
+	hs->heap->node_slots = nodes->delta;
+	return 0;
 }
 
 /**
@@ -147,9 +182,9 @@ int cmstat_sites_create(struct cmstat_heap_priv *hp)
 	hash_init(hs->by_site);
 	INIT_WORK(&hs->grow, cmstat_sites_grow);
 	hs->heap = &hp->heap;
-	err = cmstat_sites_add_set(hs);
+	err = cmstat_sites_add_set(hs) ?: cmstat_sites_add_nodes(hs);
 	if (err) {
-		kfree(hs);
+		cmstat_sites_release_sets(hs);
 		return err;
 	}
 	/*
@@ -288,6 +323,26 @@ int __cmstat_site_tag_bad(struct cmstat_heap *heap, u32 tag)
 }
 EXPORT_SYMBOL_GPL(__cmstat_site_tag_bad);
 
+/**
+ * __cmstat_obj_nid() - the node of an object's memory
+ * @obj: an object of a heap with site rows, still allocated
+ *
+ * For the inline paths, on a kernel of more than one node.  A vmalloc()ed
+ * object counts on the node of its first page.  Not for direct use.
+ *
+ * Return: the node id.
+ */
+int __cmstat_obj_nid(const void *obj)
+{
+	struct page *page;
+
+	if (!is_vmalloc_addr(obj))
+		return page_to_nid(virt_to_page(obj));
+	page = vmalloc_to_page(obj);
+	return page ? page_to_nid(page) : 0;
+}
+EXPORT_SYMBOL_GPL(__cmstat_obj_nid);
+
 /*
  * @rows, up to @nr_rows, from @hs's first @nr_sets sets, in a snapshot:
  * the first @nr_cols columns, which are bound, and what a column not bound
@@ -401,6 +456,146 @@ int cmstat_sites_take(const struct cmstat_heap_priv *hp,
 	return n;
 }
 
+/* @row, of node @nid, from its four counters @s. */
+static void cmstat_node_row(struct cmstat_node_stats *row, int nid,
+			    const u64 *s)
+{
+	row->node = nid;
+	row->mallocs = s[CMSTAT_SC_MALLOCS];
+	row->frees = s[CMSTAT_SC_FREES];
+	row->alloc_bytes = s[CMSTAT_SC_ALLOC_BYTES];
+	row->free_bytes = s[CMSTAT_SC_FREE_BYTES];
+	row->live_objects = row->mallocs - row->frees;
+	row->live_bytes = row->alloc_bytes - row->free_bytes;
+}
+
+/*
+ * On a kernel of one node, its row: every column of @hs's first @nr_sets
+ * sets, summed, which is what the site rows sum to.  @sc: room for one
+ * set's totals.
+ */
+static void cmstat_nodes_one(const struct cmstat_heap_sites *hs,
+			     unsigned int nr_sets, struct cmstat_node_stats *row,
+			     u64 *sc)
+{
+	u64 sum[CMSTAT_SC_NR] = {};
+	unsigned int n, i;
+
+	for (n = 0; n < nr_sets; n++) {
+		cmstat_counters_totals(hs->sets[n], sc);
+		for (i = 0; i < CMSTAT_SITES_PER_SET * CMSTAT_SC_NR; i++)
+			sum[i % CMSTAT_SC_NR] += sc[i];
+	}
+	cmstat_node_row(row, 0, sum);
+}
+
+/*
+ * @hp's node rows, by node id, into @rows (up to @nr_rows), in the
+ * snapshot the caller holds of cmstat_heap_group.  Return: nr_node_ids,
+ * or -ENOMEM.
+ */
+static int cmstat_nodes_snap(const struct cmstat_heap_priv *hp,
+			     struct cmstat_node_stats *rows,
+			     unsigned int nr_rows)
+{
+	struct cmstat_heap_sites *hs = hp->sites;
+	unsigned int nr_sets, size;
+	int nid;
+	u64 *sc;
+
+	size = hs->nodes ? nr_node_ids : CMSTAT_SITES_PER_SET;
+	sc = kmalloc_array(size * CMSTAT_SC_NR, sizeof(u64), GFP_KERNEL);
+	if (!sc)
+		return -ENOMEM;
+	if (!hs->nodes) {
+		raw_spin_lock_irq(&hs->lock);
+		nr_sets = hs->nr_sets;
+		raw_spin_unlock_irq(&hs->lock);
+		if (nr_rows)
+			cmstat_nodes_one(hs, nr_sets, rows, sc);
+	} else {
+		cmstat_counters_totals(hs->nodes, sc);
+		for (nid = 0; nid < min(nr_node_ids, nr_rows); nid++)
+			cmstat_node_row(&rows[nid], nid, sc + nid * CMSTAT_SC_NR);
+	}
+	kfree(sc);
+	return nr_node_ids;
+}
+
+/**
+ * cmstat_nodes_take() - a heap's node rows, for a cut
+ * @hp: a heap, live or orphan, with or without site rows
+ * @rows: set to the rows, by node id, to free with kvfree(); NULL for a
+ *	heap without site rows
+ *
+ * In the snapshot of cmstat_heap_group the caller holds, under
+ * cmstat_heaps_lock.
+ *
+ * Return: the number of @rows (nr_node_ids), 0 for a heap without site
+ * rows, or -ENOMEM.
+ */
+int cmstat_nodes_take(const struct cmstat_heap_priv *hp,
+		      struct cmstat_node_stats **rows)
+{
+	int n;
+
+	*rows = NULL;
+	if (!hp->sites)
+		return 0;
+	*rows = kvcalloc(nr_node_ids, sizeof(**rows), GFP_KERNEL);
+	if (!*rows)
+		return -ENOMEM;
+	n = cmstat_nodes_snap(hp, *rows, nr_node_ids);
+	if (n < 0) {
+		kvfree(*rows);
+		*rows = NULL;
+	}
+	return n;
+}
+
+/*
+ * What cmstat_heap_sites_read() and cmstat_heap_nodes_read() share: the
+ * heap's totals into @st and, in the same snapshot, its node rows into
+ * @nodes if @by_node, else its site rows into @sites.
+ */
+static int cmstat_heap_where_read(struct cmstat_heap *heap,
+				  struct cmstat_site_stats *sites,
+				  struct cmstat_node_stats *nodes,
+				  bool by_node, unsigned int nr_rows,
+				  struct cmstat_heap_stats *st,
+				  unsigned long caller)
+{
+	struct cmstat_heap_priv *hp;
+	u64 *c, epoch;
+	int err;
+
+	if (IS_ERR_OR_NULL(heap) || !cmstat_heap_priv(heap)->sites)
+		return -EINVAL;
+	hp = cmstat_heap_priv(heap);
+	err = cmstat_read_refused(caller);
+	if (err)
+		return err;
+	c = kmalloc_array(CMSTAT_HC_NR, sizeof(u64), GFP_KERNEL);
+	if (!c)
+		return -ENOMEM;
+	err = cmstat_group_snapshot(&cmstat_heap_group, &epoch);
+	if (err)
+		goto out;
+	cmstat_counters_totals(hp->stats, c);
+	if (by_node)
+		err = cmstat_nodes_snap(hp, nodes, nr_rows);
+	else
+		err = cmstat_sites_snap(hp, sites, nr_rows);
+	cmstat_group_snapshot_done(&cmstat_heap_group);
+	if (st && err >= 0) {
+		cmstat_check_counters(hp->name, c, &hp->flags);
+		cmstat_derive(c, epoch, st);
+	}
+out:
+	kfree(c);
+	return err;
+}
+
 /**
  * cmstat_heap_sites_read() - a heap's site rows and totals, at one cut
  * @heap: a heap created with site rows (by a module built with
@@ -422,31 +617,33 @@ int cmstat_heap_sites_read(struct cmstat_heap *heap,
 			   struct cmstat_site_stats *rows, unsigned int nr_rows,
 			   struct cmstat_heap_stats *st)
 {
-	struct cmstat_heap_priv *hp;
-	u64 *c, epoch;
-	int err;
-
-	if (IS_ERR_OR_NULL(heap) || !cmstat_heap_priv(heap)->sites)
-		return -EINVAL;
-	hp = cmstat_heap_priv(heap);
-	err = cmstat_read_refused(_RET_IP_);
-	if (err)
-		return err;
-	c = kmalloc_array(CMSTAT_HC_NR, sizeof(u64), GFP_KERNEL);
-	if (!c)
-		return -ENOMEM;
-	err = cmstat_group_snapshot(&cmstat_heap_group, &epoch);
-	if (err)
-		goto out;
-	cmstat_counters_totals(hp->stats, c);
-	err = cmstat_sites_snap(hp, rows, nr_rows);
-	cmstat_group_snapshot_done(&cmstat_heap_group);
-	if (st && err >= 0) {
-		cmstat_check_counters(hp->name, c, &hp->flags);
-		cmstat_derive(c, epoch, st);
-	}
-out:
-	kfree(c);
-	return err;
+	return cmstat_heap_where_read(heap, rows, NULL, false, nr_rows, st,
+				      _RET_IP_);
 }
 EXPORT_SYMBOL_GPL(cmstat_heap_sites_read);
+
+/**
+ * cmstat_heap_nodes_read() - a heap's node rows and totals, at one cut
+ * @heap: a heap created with site rows (by a module built with
+ *	CMSTAT_SITES, or cmstat_heap_create_sites())
+ * @rows: filled with a row per node id, from 0: what was allocated in
+ *	each node's memory, freed, and is live
+ * @nr_rows: how many @rows can hold; nr_node_ids is enough
+ * @st: if not NULL, filled with the heap's snapshot of the same cut
+ *
+ * The rows sum to @st's live objects and live bytes, allocations and
+ * frees, as the site rows do; a node id that is not possible counts
+ * nothing.  Process context; sleeps, killably, as cmstat_heap_read().
+ *
+ * Return: the number of node ids, which may exceed @nr_rows; -EINVAL for
+ * a heap without site rows; -ENOMEM, -EINTR or -EDEADLK as
+ * cmstat_heap_read().
+ */
+int cmstat_heap_nodes_read(struct cmstat_heap *heap,
+			   struct cmstat_node_stats *rows, unsigned int nr_rows,
+			   struct cmstat_heap_stats *st)
+{
+	return cmstat_heap_where_read(heap, NULL, rows, true, nr_rows, st,
+				      _RET_IP_);
+}
+EXPORT_SYMBOL_GPL(cmstat_heap_nodes_read);

@@ -117,11 +117,22 @@ flavour_builds() {
 	esac
 }
 
+# numa_args SMP: QEMU's arguments for two NUMA nodes of the VM's 2 GiB, a
+# socket of SMP / 2 vCPUs each (QEMU merges the -smp with vm.sh's, and
+# gives each socket's CPUs to a node of its own).  An odd SMP gets one
+# node.
+numa_args() {
+	echo "-smp $1,sockets=2" \
+		"-object memory-backend-ram,id=mem0,size=1G" \
+		"-object memory-backend-ram,id=mem1,size=1G" \
+		"-numa node,nodeid=0,memdev=mem0 -numa node,nodeid=1,memdev=mem1"
+}
+
 # flavour_vms NAME ARCH VMS VCPUS TAGS WITH [CMDLINE...]: the flavour's
 # VMs, the checks of its tags (space-separated) shared out between them,
 # started.
 flavour_vms() {
-	local name=$1 arch=$2 nvms=$3 smp=$4 tags=$5 with=",$6," i=0 vm checks kos=()
+	local name=$1 arch=$2 nvms=$3 smp=$4 tags=$5 with=",$6," i=0 vm checks kos=() numa=
 	shift 6
 	[ "$nvms" -gt 0 ] || return 0
 	[ -z "$BUILD" ] || mapfile -t kos < <(modules_of "$BUILD")
@@ -132,6 +143,9 @@ flavour_vms() {
 	case "$with" in *,nohz,*)
 		[ "$smp" -lt 4 ] ||
 			set -- "$@" "nohz_full=$((smp - 2))-$((smp - 1))" "isolcpus=$((smp - 2))-$((smp - 1))"
+	esac
+	case "$with" in *,numa,*)
+		[ $((smp % 2)) = 1 ] || numa=$(numa_args "$smp")
 	esac
 	if [ -z "$INITRD" ]; then
 		# shellcheck disable=SC2086 # one word per tag
@@ -145,7 +159,7 @@ flavour_vms() {
 	for i in $(seq "$nvms"); do
 		vm=$name
 		[ "$nvms" = 1 ] || vm=$name-$i
-		VM_DISK=$DISK vm_start "$vm" "$arch" "$IMAGE" \
+		VM_DISK=$DISK VM_QEMU_ARGS="${VM_QEMU_ARGS:-} $numa" vm_start "$vm" "$arch" "$IMAGE" \
 			"${INITRD:-$BUILDDIR/initramfs-$name-$i.gz}" "$smp" "$TMO" "$@"
 		TEST_VMS+=("$vm")
 	done

@@ -109,6 +109,9 @@ struct cmstat_heap_by_slab {
  *	%CMSTAT_SITE_KEY_NONE for one without
  * @site_slots: the slots of its site counter sets, by column / 256; NULL
  *	for a set not allocated yet
+ * @node_slots: the slots of its node rows, %CMSTAT_SC_NR counters per
+ *	node id, with site rows on a kernel of more than one node
+ *	(cmstat_by_node_key); NULL otherwise
  *
  * Clients hold a pointer from cmstat_heap_create() and touch nothing in
  * it: only cmstat's inline allocation functions read @slots.  This is all
@@ -126,6 +129,7 @@ struct cmstat_heap {
 	struct cmstat_heap_by_slab by_slab[CMSTAT_HEAP_BY_SLAB];
 	unsigned long site_key;
 	u64 __percpu *site_slots[CMSTAT_SITE_SETS];
+	u64 __percpu *node_slots;
 };
 
 /*
@@ -345,6 +349,7 @@ extern const u32 cmstat_class_sizes[CMSTAT_NR_CLASSES];
 extern struct kmem_cache *cmstat_class_caches[CMSTAT_NR_CLASSES];
 DECLARE_STATIC_KEY_TRUE(cmstat_inline_accounting);
 DECLARE_STATIC_KEY_FALSE(cmstat_debug_free_key);
+DECLARE_STATIC_KEY_FALSE(cmstat_by_node_key);
 
 /*
  * Sizes up to 1 KiB are looked up by 8-byte granule, up to 32 KiB by
@@ -576,16 +581,53 @@ static __always_inline void __cmstat_site_add(const struct cmstat_section *sec,
 					       CMSTAT_SC_ALLOC_BYTES), n * held);
 }
 
+/*
+ * The node of @obj's memory, for a heap's node rows: only asked on a
+ * kernel of more than one node, where cmstat_by_node_key is on; 0 where
+ * there is one, whose row is the sum of the site rows.
+ */
+static __always_inline int __cmstat_node_of(const void *obj)
+{
+	if (static_branch_unlikely(&cmstat_by_node_key))
+		return __cmstat_obj_nid(obj);
+	return 0;
+}
+
+/*
+ * In an open section: @n objects of @held bytes each allocated (or freed,
+ * if @free) on node @nid, in the node rows of @heap, which has site rows.
+ * Nothing on a kernel of one node.
+ */
+static __always_inline void __cmstat_node_add(const struct cmstat_section *sec,
+					      const struct cmstat_heap *heap,
+					      int nid, bool free,
+					      unsigned long n, size_t held)
+{
+	unsigned int idx = nid * CMSTAT_SC_NR;
+	u64 __percpu *slot;
+
+	if (!static_branch_unlikely(&cmstat_by_node_key))
+		return;
+	/* Written before the heap was returned, and never again. */
+	slot = __cmstat_slot(sec, heap->node_slots);
+	cmstat_section_add(slot, idx + (free ? CMSTAT_SC_FREES :
+					       CMSTAT_SC_MALLOCS), n);
+	cmstat_section_add(slot, idx + (free ? CMSTAT_SC_FREE_BYTES :
+					       CMSTAT_SC_ALLOC_BYTES), n * held);
+}
+
 /**
  * struct cmstat_site_count - what a section adds to a site's row
  * @heap: the heap whose site rows hold the column
  * @col: the column, or -1 for none
+ * @nid: the node of the object's memory (__cmstat_node_of())
  * @held: the object's bytes, as the heap holds them
  * @free: whether the section frees it
  */
 struct cmstat_site_count {
 	const struct cmstat_heap *heap;
 	int col;
+	int nid;
 	size_t held;
 	bool free;
 };
@@ -616,6 +658,7 @@ static __always_inline void __cmstat_site_count(struct cmstat_section *sec,
 		__cmstat_section_open(sec, &cmstat_heap_group);
 	}
 	__cmstat_site_add(sec, site.heap, site.col, site.free, 1, site.held);
+	__cmstat_node_add(sec, site.heap, site.nid, site.free, 1, site.held);
 }
 
 /*
@@ -698,6 +741,7 @@ __cmstat_alloc_inline(struct cmstat_heap *heap, size_t size, gfp_t gfp,
 		count.held = cmstat_class_sizes[class];
 		count.col = site ? __cmstat_site_col(heap, site) :
 			    __cmstat_site_unattributed(heap);
+		count.nid = __cmstat_node_of(obj);
 		*__cmstat_site_tag(obj, count.held) = CMSTAT_SITE_TAG_MAGIC |
 			max(count.col, CMSTAT_SITE_UNATTRIBUTED);
 	}
@@ -830,6 +874,7 @@ static __always_inline void cmstat_free(struct cmstat_heap *heap,
 			count.heap = heap;
 			count.held = cmstat_class_sizes[class];
 			count.col = __cmstat_site_col_of(heap, obj, count.held);
+			count.nid = __cmstat_node_of(obj);
 			count.free = true;
 		}
 		/* Whatever @size says: kfree() finds the object's own slab. */

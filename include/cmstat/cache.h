@@ -143,17 +143,19 @@ cmstat_heap_cache_of(const struct cmstat_heap *heap,
 }
 
 /*
- * What an object of @cc adds to its heap's site rows: the unattributed
- * column of a heap with site rows (see __CMSTAT_SITES_ASKED).
+ * What @obj, an object of @cc still allocated, adds to its heap's site
+ * rows: the unattributed column of a heap with site rows (see
+ * __CMSTAT_SITES_ASKED), and its node's row.
  */
 static __always_inline struct cmstat_site_count
-__cmstat_cache_site(const struct cmstat_cache *cc, bool free)
+__cmstat_cache_site(const struct cmstat_cache *cc, const void *obj, bool free)
 {
 	struct cmstat_site_count count = __CMSTAT_NO_SITE;
 
 	if (__CMSTAT_SITES_ASKED) {
 		count.heap = cc->heap;
 		count.col = __cmstat_site_unattributed(cc->heap);
+		count.nid = count.col < 0 ? 0 : __cmstat_node_of(obj);
 		count.held = cc->size;
 		count.free = free;
 	}
@@ -171,7 +173,7 @@ static __always_inline void *__cmstat_cache_alloc_done(struct cmstat_cache *cc,
 		}
 		__cmstat_account(&cc->slots, gfp, cc->mallocs_slot,
 				 CMSTAT_HC_CACHE_ALLOC_BYTES, cc->size,
-				 __cmstat_cache_site(cc, false));
+				 __cmstat_cache_site(cc, obj, false));
 		return obj;
 	}
 	if (static_branch_unlikely(&cmstat_debug_free_key))
@@ -247,12 +249,14 @@ static __always_inline void cmstat_cache_free(struct cmstat_cache *cc,
 					      void *obj)
 {
 	if (static_branch_likely(&cmstat_inline_accounting)) {
+		struct cmstat_site_count site;
+
 		if (unlikely(!obj))
 			return;
+		site = __cmstat_cache_site(cc, obj, true);
 		__cmstat_kfree(obj);
 		__cmstat_account(&cc->slots, 0, cc->frees_slot,
-				 CMSTAT_HC_CACHE_FREE_BYTES, cc->size,
-				 __cmstat_cache_site(cc, true));
+				 CMSTAT_HC_CACHE_FREE_BYTES, cc->size, site);
 		return;
 	}
 	if (static_branch_unlikely(&cmstat_debug_free_key)) {

@@ -14,6 +14,10 @@
  * allocation left in the object's last four bytes (the class is chosen for
  * the requested size plus the tag), wherever the object is freed.
  *
+ * A heap with site rows has a row per NUMA node of its memory too
+ * (struct cmstat_node_stats), counted in the same sections: on a kernel
+ * of one node that row is the sum of the site rows, and costs nothing.
+ *
  * What the inline paths do not attribute (typed caches, sizes above the
  * largest class, the out-of-line allocations) is counted in column 0,
  * "unattributed", so the sums hold all the same.
@@ -102,6 +106,29 @@ struct cmstat_site_stats {
 	u64 live_bytes;
 };
 
+/**
+ * struct cmstat_node_stats - one NUMA node of a heap's memory in a snapshot
+ * @node: the node id
+ * @mallocs: objects allocated in its memory, cumulative
+ * @frees: objects freed of those, cumulative
+ * @live_objects: @mallocs - @frees
+ * @alloc_bytes: bytes held by those allocations, as in the site rows
+ * @free_bytes: the same of the frees
+ * @live_bytes: @alloc_bytes - @free_bytes
+ *
+ * The node is the memory's (page_to_nid()), not that of the CPU that
+ * allocated; a vmalloc()ed object counts on the node of its first page.
+ */
+struct cmstat_node_stats {
+	int node;
+	u64 mallocs;
+	u64 frees;
+	u64 live_objects;
+	u64 alloc_bytes;
+	u64 free_bytes;
+	u64 live_bytes;
+};
+
 struct cmstat_heap;
 struct cmstat_heap_stats;
 
@@ -109,12 +136,16 @@ struct cmstat_heap *cmstat_heap_create_sites(const char *name);
 int cmstat_heap_sites_read(struct cmstat_heap *heap,
 			   struct cmstat_site_stats *rows, unsigned int nr_rows,
 			   struct cmstat_heap_stats *st);
+int cmstat_heap_nodes_read(struct cmstat_heap *heap,
+			   struct cmstat_node_stats *rows, unsigned int nr_rows,
+			   struct cmstat_heap_stats *st);
 struct cmstat_leak_check;
 struct cmstat_leak_check *cmstat_leak_check_start(struct cmstat_heap *heap);
 long cmstat_leak_check_end(struct cmstat_leak_check *lc, char **report);
 
 int __cmstat_site_bind(struct cmstat_heap *heap, struct cmstat_site *site);
 int __cmstat_site_tag_bad(struct cmstat_heap *heap, u32 tag);
+int __cmstat_obj_nid(const void *obj);
 
 #ifdef CMSTAT_SITES
 /*

@@ -46,6 +46,8 @@ WITH = {
                 # kernel, for checks/deb-modules.sh
     "nohz",     # two isolated nohz_full CPUs (with 4 vCPUs or more), for
                 # the quiet reader's check
+    "numa",     # two NUMA nodes of 1 GiB, a socket of vCPUs each, for the
+                # node rows (checks/client-sites.sh, the sites KUnit suite)
 }
 
 
@@ -170,7 +172,7 @@ def table(env=os.environ):
                 why="the same without a bounce buffer: kmalloc()'s minimum "
                     "alignment is a cache line"),
         Flavour(name="stock-6.12", kernel="debian:6.12",
-                with_=("mutant", "adopted", "sites", "deb", "nohz"),
+                with_=("mutant", "adopted", "sites", "deb", "nohz", "numa"),
                 why="Debian's kernel most users run, with the most checks; "
                     "last, as it waits for the packaging checks' modules",
                 **stock),

@@ -6,7 +6,8 @@
  * sites, site i taking i + 1 objects, and frees the first object of each
  * from one function of its own: so each site's row must show i live
  * objects, whoever freed.  A typed cache's objects, which cmstat does not
- * attribute, go to the unattributed row.
+ * attribute, go to the unattributed row, and so do the two objects it
+ * allocates on each node with memory, out of line with __GFP_THISNODE.
  *
  * It keeps its own ledger of what each site holds, and shows it in
  * /sys/kernel/debug/cmstat_sites_test/ledger, one line per site, as the
@@ -16,10 +17,15 @@
  * cmstat-drgn.  Writing "free" to the file frees everything: every row
  * then holds nothing.  The bytes are the class's: each request is 4 bytes
  * short of a class, the room of the site tag (allocator.rst, "Call sites").
+ * The file "nodes" beside it is the ledger by node of the memory: "node
+ * live_objects live_bytes" for each possible node, as the stats file's node
+ * table names them.
  */
 
 #include <linux/debugfs.h>
+#include <linux/mm.h>
 #include <linux/module.h>
+#include <linux/nodemask.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -32,6 +38,9 @@
 #define SITES_NR	12
 #define SITES_CACHED	5	/* typed-cache objects, unattributed */
 #define SITES_OBJ_SIZE	100
+#define SITES_PER_NODE	2	/* objects on each node with memory */
+#define SITES_NODE_SIZE	60	/* their request, and with the tag */
+#define SITES_NODE_HELD	64	/* the class that holds it */
 
 /* Requests and the classes that hold them with the tag. */
 static const struct {
@@ -60,6 +69,7 @@ struct sites_entry {
 static struct cmstat_heap *sites_heap;
 static struct cmstat_cache *sites_cache;
 static void *sites_cached[SITES_CACHED];
+static void **sites_on_node;	/* SITES_PER_NODE per node id */
 static struct sites_entry sites[SITES_NR];
 static struct dentry *sites_dir;
 static DEFINE_MUTEX(sites_lock);	/* the ledger, and the objects */
@@ -131,6 +141,33 @@ static void sites_free_all(void)
 		cmstat_cache_free(sites_cache, sites_cached[k]);
 		sites_cached[k] = NULL;
 	}
+	for (k = 0; sites_on_node && k < nr_node_ids * SITES_PER_NODE; k++) {
+		cmstat_kfree(sites_heap, sites_on_node[k]);
+		sites_on_node[k] = NULL;
+	}
+}
+
+/* Two objects in the memory of each node that has some. */
+static int sites_fill_nodes(void)
+{
+	int nid, k;
+
+	sites_on_node = kcalloc(nr_node_ids * SITES_PER_NODE,
+				sizeof(*sites_on_node), GFP_KERNEL);
+	if (!sites_on_node)
+		return -ENOMEM;
+	for_each_node_state(nid, N_MEMORY) {
+		for (k = 0; k < SITES_PER_NODE; k++) {
+			void **p = &sites_on_node[nid * SITES_PER_NODE + k];
+
+			*p = cmstat_kmalloc_node(sites_heap, SITES_NODE_SIZE,
+						 GFP_KERNEL | __GFP_THISNODE,
+						 nid);
+			if (!*p)
+				return -ENOMEM;
+		}
+	}
+	return 0;
 }
 
 static int sites_fill(void)
@@ -154,7 +191,7 @@ static int sites_fill(void)
 		if (!sites_cached[k])
 			return -ENOMEM;
 	}
-	return 0;
+	return sites_fill_nodes();
 }
 
 static unsigned int sites_live(const struct sites_entry *e)
@@ -168,12 +205,15 @@ static unsigned int sites_live(const struct sites_entry *e)
 
 static int sites_ledger_show(struct seq_file *m, void *unused)
 {
-	unsigned int i, k, cached = 0;
+	unsigned int i, k, cached = 0, node_objs = 0;
 
 	mutex_lock(&sites_lock);
 	for (k = 0; k < SITES_CACHED; k++)
 		cached += !!sites_cached[k];
-	seq_printf(m, "- 0 %u %u\n", cached, cached * SITES_OBJ_SIZE);
+	for (k = 0; k < nr_node_ids * SITES_PER_NODE; k++)
+		node_objs += !!sites_on_node[k];
+	seq_printf(m, "- 0 %u %u\n", cached + node_objs,
+		   cached * SITES_OBJ_SIZE + node_objs * SITES_NODE_HELD);
 	for (i = 0; i < SITES_NR; i++) {
 		unsigned int live = sites_live(&sites[i]);
 
@@ -188,6 +228,51 @@ static int sites_ledger_open(struct inode *inode, struct file *file)
 {
 	return single_open(file, sites_ledger_show, NULL);
 }
+
+/* Add @obj, live, of @bytes, to the count of its memory's node. */
+static void sites_node_count(unsigned int *objs, u64 *bytes, const void *obj,
+			     size_t held)
+{
+	int nid;
+
+	if (!obj)
+		return;
+	nid = page_to_nid(virt_to_page(obj));
+	objs[nid]++;
+	bytes[nid] += held;
+}
+
+static int sites_nodes_show(struct seq_file *m, void *unused)
+{
+	unsigned int i, k, *objs;
+	u64 *bytes;
+	int nid;
+
+	objs = kcalloc(nr_node_ids, sizeof(*objs), GFP_KERNEL);
+	bytes = kcalloc(nr_node_ids, sizeof(*bytes), GFP_KERNEL);
+	if (!objs || !bytes) {
+		kfree(objs);
+		kfree(bytes);
+		return -ENOMEM;
+	}
+	mutex_lock(&sites_lock);
+	for (i = 0; i < SITES_NR; i++)
+		for (k = 0; k < SITES_NR; k++)
+			sites_node_count(objs, bytes, sites[i].objs[k],
+					 sites[i].class);
+	for (k = 0; k < SITES_CACHED; k++)
+		sites_node_count(objs, bytes, sites_cached[k], SITES_OBJ_SIZE);
+	for (k = 0; k < nr_node_ids * SITES_PER_NODE; k++)
+		sites_node_count(objs, bytes, sites_on_node[k],
+				 SITES_NODE_HELD);
+	mutex_unlock(&sites_lock);
+	for_each_node(nid)
+		seq_printf(m, "%d %u %llu\n", nid, objs[nid], bytes[nid]);
+	kfree(objs);
+	kfree(bytes);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(sites_nodes);
 
 static ssize_t sites_ledger_write(struct file *file, const char __user *buf,
 				  size_t count, loff_t *ppos)
@@ -228,12 +313,14 @@ static int __init sites_test_init(void)
 		goto fail;
 	sites_dir = debugfs_create_dir(KBUILD_MODNAME, NULL);
 	debugfs_create_file("ledger", 0600, sites_dir, NULL, &sites_ledger_fops);
+	debugfs_create_file("nodes", 0400, sites_dir, NULL, &sites_nodes_fops);
 	return 0;
 fail:
 	sites_free_all();
 	if (sites_cache)
 		cmstat_cache_destroy(sites_cache);
 	cmstat_heap_destroy(sites_heap);
+	kfree(sites_on_node);
 	return err;
 }
 
@@ -243,6 +330,7 @@ static void __exit sites_test_exit(void)
 	sites_free_all();
 	cmstat_cache_destroy(sites_cache);
 	cmstat_heap_destroy(sites_heap);
+	kfree(sites_on_node);
 }
 
 module_init(sites_test_init);

@@ -59,7 +59,7 @@ key() {
 attributed() {
 	awk -v h="$1" '/^heap / { on = ($2 == h); t = 0; next }
 		on && /^site_function / { t = 1; next }
-		/^$/ { on = 0 }
+		/^node mallocs frees live_objects live_bytes$/ || /^$/ { on = 0 }
 		on && t && $3 > 0 { n++; m += $4; l += $6 }
 		END { print n + 0, m + 0, l + 0 }' /tmp/rest-sites
 }

@@ -26,7 +26,7 @@ vals() {
 table() { awk '/^cache_name / { t = 1 } /^site_function / { t = 0 } t' "$1"; }
 
 echo "cache_alloc 100" > $ctl || exit 1
-head -n 1 $dbg/stats | grep -qx 'cmstat-stats 4' ||
+head -n 1 $dbg/stats | grep -qx 'cmstat-stats 5' ||
 	no "format line: $(head -n 1 $dbg/stats)"
 table $dbg/heaps/client/stats > /tmp/caches
 expect="cache_name object_bytes mallocs frees live_objects live_bytes

@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # kernels: debug
 # The viewer's table, JSON, Prometheus and live modes, typed caches in
-# each (one with a name that needs encoding); its message when the module
-# is not loaded; --check refuses input with no snapshot in it.
+# each (one with a name that needs encoding), a node table in each JSON
+# object; its message when the module is not loaded; --check refuses input
+# with no snapshot in it.
 insmod /lib/cmstat/cmstat_demo.ko objects=500 workers=1 || exit 1
 insmod /lib/cmstat/cmstat_client_test.ko || exit 1
 echo "cache_alloc 3" > /sys/kernel/debug/cmstat_client_test/misuse || exit 1
@@ -14,8 +15,12 @@ grep -qE '^client +client_obj +200 +3 +600 +3 +0$' /tmp/t &&
 	grep -qE "^client +$odd +72 +3 +216 +3 +0\$" /tmp/t ||
 	{ echo "table lacks typed caches"; fail=1; }
 cmstat --json > /tmp/j || fail=1
-grep -q '^{"format": "cmstat-stats", "version": 4, "epoch": [0-9]*,$' /tmp/j &&
+grep -q '^{"format": "cmstat-stats", "version": 5, "epoch": [0-9]*,$' /tmp/j &&
 	grep -q '"name": "demo"' /tmp/j || { echo "bad JSON"; fail=1; }
+# Every object's sites, then its nodes, closing the object.
+[ "$(grep -o '\], "nodes": \[[^]]*\]}' /tmp/j | grep -c .)" = \
+	"$(grep -o '"sites": \[' /tmp/j | grep -c .)" ] ||
+	{ echo "JSON objects without their nodes"; fail=1; }
 obj='"mallocs": 3, "frees": 0, "live_objects": 3'
 one='{"name": "client_obj", "object_bytes": 200, '"$obj"', "live_bytes": 600}'
 two='{"name": "'"$odd"'", "object_bytes": 72, '"$obj"', "live_bytes": 216}'
