@@ -97,8 +97,10 @@ static struct cmstat_site_stats *sites_rows(struct kunit *test)
 
 /*
  * Each line its row, exact: sized and unsized allocations, frees in
- * another function, and the out-of-line paths, a typed cache and a large
- * allocation counted unattributed; the rows sum to the heap at every read.
+ * another function, the _node and kvmalloc() families, which pass their
+ * site to cmstat.ko, and the out-of-line paths that do not (a copy), a
+ * typed cache and a large allocation counted unattributed; the rows sum
+ * to the heap at every read.
  */
 static void sites_rows_exact(struct kunit *test)
 {
@@ -108,8 +110,8 @@ static void sites_rows_exact(struct kunit *test)
 	struct cmstat_site_stats *rows = sites_rows(test);
 	struct cmstat_heap_stats *st = sites_stats(test);
 	const struct cmstat_site_stats *row;
-	unsigned int n, sized_line, unsized_line, i;
-	void *sized[3], *unsized[2], *dup, *typed, *large;
+	unsigned int n, sized_line, unsized_line, node_line, kv_line, i;
+	void *sized[3], *unsized[2], *dup, *typed, *large, *on_node, *kv;
 
 	for (i = 0; i < ARRAY_SIZE(sized); i++) {
 		sized_line = __LINE__ + 1;
@@ -121,15 +123,22 @@ static void sites_rows_exact(struct kunit *test)
 		unsized[i] = cmstat_kzalloc(heap, 100, GFP_KERNEL);
 		KUNIT_ASSERT_NOT_NULL(test, unsized[i]);
 	}
+	/* Out of line, in cmstat.ko, with this line's site. */
+	node_line = __LINE__ + 1;
+	on_node = cmstat_kzalloc_node(heap, 40, GFP_KERNEL, NUMA_NO_NODE);
+	kv_line = __LINE__ + 1;
+	kv = cmstat_kvmalloc(heap, 200, GFP_KERNEL);
 	dup = cmstat_kmemdup(heap, "twelve bytes", 12, GFP_KERNEL);
 	typed = cmstat_cache_alloc(cc, GFP_KERNEL);
 	large = cmstat_kmalloc(heap, SZ_512K, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, on_node);
+	KUNIT_ASSERT_NOT_NULL(test, kv);
 	KUNIT_ASSERT_NOT_NULL(test, dup);
 	KUNIT_ASSERT_NOT_NULL(test, typed);
 	KUNIT_ASSERT_NOT_NULL(test, large);
 
 	n = sites_read(test, heap, rows, st);
-	KUNIT_EXPECT_EQ(test, n, 3);
+	KUNIT_EXPECT_EQ(test, n, 5);
 	sites_expect_sums(test, rows, n, st);
 	row = sites_row(rows, n, __func__, sized_line);
 	KUNIT_ASSERT_NOT_NULL(test, row);
@@ -142,6 +151,13 @@ static void sites_rows_exact(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, row);
 	KUNIT_EXPECT_EQ(test, row->live_objects, 2);
 	KUNIT_EXPECT_EQ(test, row->live_bytes, 2 * 112);
+	/* 40 and the tag, 48; 200 and the tag, 208. */
+	row = sites_row(rows, n, __func__, node_line);
+	KUNIT_ASSERT_NOT_NULL(test, row);
+	KUNIT_EXPECT_EQ(test, row->live_bytes, 48);
+	row = sites_row(rows, n, __func__, kv_line);
+	KUNIT_ASSERT_NOT_NULL(test, row);
+	KUNIT_EXPECT_EQ(test, row->live_bytes, 208);
 	/* The unattributed: the copy, the typed object, the large one. */
 	KUNIT_EXPECT_EQ(test, rows[0].live_objects, 3);
 	KUNIT_EXPECT_EQ(test, rows[0].function[0], '\0');
@@ -160,6 +176,8 @@ static void sites_rows_exact(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, row->live_objects, 1);
 
 	sites_free_elsewhere(heap, unsized[1]);
+	sites_free_elsewhere(heap, on_node);
+	cmstat_kvfree(heap, kv);
 	cmstat_kfree(heap, dup);
 	cmstat_cache_free(cc, typed);
 	cmstat_kfree(heap, large);

@@ -179,10 +179,13 @@ static bool cmstat_gfp_refused(struct cmstat_heap *heap, size_t size,
  * (owner.c), for the frees that come without its size.  A failure is
  * counted unless CMSTAT_AF_QUIET: the caller has another way to go.  In a
  * heap with site rows a class object has room for its tag, and is tagged
- * unattributed: cmstat.ko does not know its caller's site.
+ * with @site's column, or unattributed for a NULL @site (cmstat.ko's own
+ * callers, which do not know theirs).  A large allocation counts
+ * unattributed: its record has no room for a column.
  */
 void *cmstat_alloc_from(struct cmstat_heap *heap, size_t size, gfp_t gfp,
-			int node, unsigned int how, unsigned long caller)
+			int node, unsigned int how, unsigned long caller,
+			struct cmstat_site *site)
 {
 	void *obj;
 
@@ -195,14 +198,22 @@ void *cmstat_alloc_from(struct cmstat_heap *heap, size_t size, gfp_t gfp,
 	if (size <= CMSTAT_MAX_CLASS_SIZE - __cmstat_tag_bytes(heap)) {
 		size_t tag = __cmstat_tag_bytes(heap);
 		unsigned int class = __cmstat_class_lookup(size + tag);
+		struct kmem_cache *s = cmstat_class_caches[class];
+		int col;
 
-		obj = kmem_cache_alloc_node(cmstat_class_caches[class], gfp,
-					    node);
+		/* A @site's macro tagged its line for allocation profiling. */
+		if (site)
+			obj = cmstat_slab_alloc_node_untagged(s, gfp, node);
+		else
+			obj = kmem_cache_alloc_node(s, gfp, node);
 		if (!obj && (how & CMSTAT_AF_QUIET))
 			return NULL;
-		if (obj && tag)
+		if (obj && tag) {
+			col = site ? __cmstat_site_col(heap, site) : -1;
 			*__cmstat_site_tag(obj, cmstat_class_sizes[class]) =
-				CMSTAT_SITE_TAG_MAGIC | CMSTAT_SITE_UNATTRIBUTED;
+				CMSTAT_SITE_TAG_MAGIC |
+				max(col, CMSTAT_SITE_UNATTRIBUTED);
+		}
 		return __cmstat_alloc_tail(heap, obj, class,
 					   how & CMSTAT_AF_UNSIZED ?
 					   cmstat_class_sizes[class] : size,
@@ -267,7 +278,8 @@ void *cmstat_large_done(struct cmstat_heap *heap, void *obj, size_t size,
  */
 void *__cmstat_alloc(struct cmstat_heap *heap, size_t size, gfp_t gfp)
 {
-	return cmstat_alloc_from(heap, size, gfp, NUMA_NO_NODE, 0, _RET_IP_);
+	return cmstat_alloc_from(heap, size, gfp, NUMA_NO_NODE, 0, _RET_IP_,
+				 NULL);
 }
 EXPORT_SYMBOL_GPL(__cmstat_alloc);
 
@@ -285,9 +297,34 @@ EXPORT_SYMBOL_GPL(__cmstat_alloc);
 void *__cmstat_kmalloc(struct cmstat_heap *heap, size_t size, gfp_t gfp)
 {
 	return cmstat_alloc_from(heap, size, gfp, NUMA_NO_NODE,
-				 CMSTAT_AF_UNSIZED, _RET_IP_);
+				 CMSTAT_AF_UNSIZED, _RET_IP_, NULL);
 }
 EXPORT_SYMBOL_GPL(__cmstat_kmalloc);
+
+/**
+ * __cmstat_alloc_at() - allocate for a call site, out of line
+ * @heap: heap to account the allocation in
+ * @size: bytes wanted
+ * @gfp: allocation flags
+ * @node: the node, or NUMA_NO_NODE
+ * @unsized: whether the memory may be freed without its size
+ *	(cmstat_kmalloc()'s family), or not (cmstat_alloc()'s)
+ * @site: the call site's descriptor
+ *
+ * What cmstat_kmalloc_node() and its family, and the inline allocations'
+ * sizes of no class, become in a module built with CMSTAT_SITES: a class
+ * object counts in @site's row.  Not for direct use.
+ *
+ * Return: as cmstat_alloc().
+ */
+void *__cmstat_alloc_at(struct cmstat_heap *heap, size_t size, gfp_t gfp,
+			int node, bool unsized, struct cmstat_site *site)
+{
+	return cmstat_alloc_from(heap, size, gfp, node,
+				 unsized ? CMSTAT_AF_UNSIZED : 0, _RET_IP_,
+				 site);
+}
+EXPORT_SYMBOL_GPL(__cmstat_alloc_at);
 
 /* Free a large allocation of @size, found cmstat's, and count it. */
 static void cmstat_free_large(struct cmstat_heap *heap, const void *obj,
@@ -410,7 +447,7 @@ void *cmstat_realloc(struct cmstat_heap *heap, const void *obj,
 
 	if (ZERO_OR_NULL_PTR(obj))
 		return cmstat_alloc_from(heap, new_size, gfp, NUMA_NO_NODE, 0,
-					 caller);
+					 caller, NULL);
 	if (!new_size) {
 		__cmstat_free(heap, obj, old_size);
 		return ZERO_SIZE_PTR;
@@ -440,7 +477,8 @@ void *cmstat_realloc(struct cmstat_heap *heap, const void *obj,
 		cmstat_account_resize(heap, obj, class, old_size, new_size);
 		return (void *)obj;
 	}
-	new = cmstat_alloc_from(heap, new_size, gfp, NUMA_NO_NODE, 0, caller);
+	new = cmstat_alloc_from(heap, new_size, gfp, NUMA_NO_NODE, 0, caller,
+				NULL);
 	if (!new)
 		return NULL;
 	/* Checked before it is read: @old_size may be wrong. */

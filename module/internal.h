@@ -38,7 +38,8 @@ void cmstat_account(struct cmstat_heap *heap, unsigned int count_idx,
 #define CMSTAT_AF_UNSIZED	1	/* may be freed without a size */
 #define CMSTAT_AF_QUIET		2	/* a failure is not counted */
 void *cmstat_alloc_from(struct cmstat_heap *heap, size_t size, gfp_t gfp,
-			int node, unsigned int how, unsigned long caller);
+			int node, unsigned int how, unsigned long caller,
+			struct cmstat_site *site);
 void *cmstat_large_done(struct cmstat_heap *heap, void *obj, size_t size,
 			bool vmalloc, gfp_t gfp, unsigned int how);
 

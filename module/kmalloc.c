@@ -323,7 +323,7 @@ void *cmstat_kmalloc_node(struct cmstat_heap *heap, size_t size, gfp_t gfp,
 			  int node)
 {
 	return cmstat_alloc_from(heap, size, gfp, node, CMSTAT_AF_UNSIZED,
-				 _RET_IP_);
+				 _RET_IP_, NULL);
 }
 EXPORT_SYMBOL_GPL(cmstat_kmalloc_node);
 
@@ -340,7 +340,8 @@ EXPORT_SYMBOL_GPL(cmstat_kmalloc_node);
  * given only the flags it takes.
  */
 static void *cmstat_kvalloc_from(struct cmstat_heap *heap, size_t size,
-				 gfp_t gfp, int node, unsigned long caller)
+				 gfp_t gfp, int node, unsigned long caller,
+				 struct cmstat_site *site)
 {
 	bool fallback = size > PAGE_SIZE && gfpflags_allow_blocking(gfp) &&
 			!__cmstat_atomic_rt() && cmstat_vmalloc_serves_zone(gfp);
@@ -354,7 +355,7 @@ static void *cmstat_kvalloc_from(struct cmstat_heap *heap, size_t size,
 		obj = cmstat_alloc_from(heap, size, first, node,
 					CMSTAT_AF_UNSIZED |
 					(fallback ? CMSTAT_AF_QUIET : 0),
-					caller);
+					caller, site);
 		if (obj || !fallback)
 			return obj;
 	} else if (!fallback) {
@@ -389,9 +390,30 @@ static void *cmstat_kvalloc_from(struct cmstat_heap *heap, size_t size,
 void *cmstat_kvmalloc_node(struct cmstat_heap *heap, size_t size, gfp_t gfp,
 			   int node)
 {
-	return cmstat_kvalloc_from(heap, size, gfp, node, _RET_IP_);
+	return cmstat_kvalloc_from(heap, size, gfp, node, _RET_IP_, NULL);
 }
 EXPORT_SYMBOL_GPL(cmstat_kvmalloc_node);
+
+/**
+ * __cmstat_kvmalloc_node_at() - cmstat_kvmalloc_node() for a call site
+ * @heap: heap to account the allocation in
+ * @size: bytes wanted
+ * @gfp: allocation flags
+ * @node: the node, or NUMA_NO_NODE
+ * @site: the call site's descriptor
+ *
+ * What cmstat_kvmalloc_node() and its family become in a module built with
+ * CMSTAT_SITES: a class object counts in @site's row, vmalloc()ed memory
+ * unattributed.  Not for direct use.
+ *
+ * Return: as cmstat_kvmalloc_node().
+ */
+void *__cmstat_kvmalloc_node_at(struct cmstat_heap *heap, size_t size,
+				gfp_t gfp, int node, struct cmstat_site *site)
+{
+	return cmstat_kvalloc_from(heap, size, gfp, node, _RET_IP_, site);
+}
+EXPORT_SYMBOL_GPL(__cmstat_kvmalloc_node_at);
 
 /*
  * The bytes @obj may hold, as @owner says: a class object of @heap's but
@@ -444,10 +466,10 @@ static void *cmstat_realloc_from(struct cmstat_heap *heap, const void *obj,
 	}
 	if (kv)
 		new = cmstat_kvalloc_from(heap, new_size, gfp, NUMA_NO_NODE,
-					  caller);
+					  caller, NULL);
 	else
 		new = cmstat_alloc_from(heap, new_size, gfp, NUMA_NO_NODE,
-					CMSTAT_AF_UNSIZED, caller);
+					CMSTAT_AF_UNSIZED, caller, NULL);
 	if (!new || !old_size)
 		return new;
 	memcpy(new, obj, min(old_size, new_size));
@@ -518,7 +540,7 @@ void *cmstat_kmemdup(struct cmstat_heap *heap, const void *src, size_t len,
 		     gfp_t gfp)
 {
 	void *p = cmstat_alloc_from(heap, len, gfp, NUMA_NO_NODE,
-				    CMSTAT_AF_UNSIZED, _RET_IP_);
+				    CMSTAT_AF_UNSIZED, _RET_IP_, NULL);
 
 	if (p && len)
 		memcpy(p, src, len);
@@ -531,7 +553,7 @@ static char *cmstat_strdup_len(struct cmstat_heap *heap, const char *s,
 			       size_t len, gfp_t gfp, unsigned long caller)
 {
 	char *p = cmstat_alloc_from(heap, len + 1, gfp, NUMA_NO_NODE,
-				    CMSTAT_AF_UNSIZED, caller);
+				    CMSTAT_AF_UNSIZED, caller, NULL);
 
 	if (p) {
 		memcpy(p, s, len);
@@ -595,7 +617,7 @@ char *cmstat_kvasprintf(struct cmstat_heap *heap, gfp_t gfp, const char *fmt,
 	len = vsnprintf(NULL, 0, fmt, aq);
 	va_end(aq);
 	p = cmstat_alloc_from(heap, len + 1, gfp, NUMA_NO_NODE,
-			      CMSTAT_AF_UNSIZED, _RET_IP_);
+			      CMSTAT_AF_UNSIZED, _RET_IP_, NULL);
 	if (p)
 		vsnprintf(p, len + 1, fmt, ap);
 	return p;

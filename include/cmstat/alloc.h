@@ -730,12 +730,21 @@ __cmstat_alloc_inline(struct cmstat_heap *heap, size_t size, gfp_t gfp,
 	 * A zone modifier, out of line too: none, for a constant @gfp.
 	 */
 	if (size - 1 >= CMSTAT_MAX_CLASS_SIZE - tag ||
-	    (gfp & __CMSTAT_GFP_ZONES) || __cmstat_untagged_heap(heap))
+	    (gfp & __CMSTAT_GFP_ZONES) || __cmstat_untagged_heap(heap)) {
+		if (site)
+			return __cmstat_alloc_at(heap, size, gfp, NUMA_NO_NODE,
+						 unsized, site);
 		return unsized ? __cmstat_kmalloc(heap, size, gfp) :
 				 __cmstat_alloc(heap, size, gfp);
+	}
 	class = __cmstat_class(size + tag);
 	requested = unsized ? cmstat_class_sizes[class] : size;
-	obj = kmem_cache_alloc(cmstat_class_caches[class], gfp);
+	/* A @site's macro tagged its line for allocation profiling. */
+	if (site)
+		obj = cmstat_slab_alloc_untagged(cmstat_class_caches[class],
+						 gfp);
+	else
+		obj = kmem_cache_alloc(cmstat_class_caches[class], gfp);
 	if (tag && obj) {
 		count.heap = heap;
 		count.held = cmstat_class_sizes[class];
@@ -909,17 +918,22 @@ static __always_inline void cmstat_free_array(struct cmstat_heap *heap,
 /*
  * In a module built with CMSTAT_SITES, each call is its own site: the
  * functions above, documented as they are, become macros that give
- * __cmstat_alloc_inline() this line's descriptor.
+ * __cmstat_alloc_inline() this line's descriptor, and allocation
+ * profiling this line's tag (see __cmstat_site_hooks()).
  */
 #ifdef CMSTAT_SITES
 #define cmstat_alloc(heap, size, gfp)					\
-	__cmstat_alloc_inline(heap, size, gfp, false, __CMSTAT_SITE_HERE())
+	__cmstat_site_hooks(__cmstat_alloc_inline(heap, size, gfp, false, \
+						  __CMSTAT_SITE_HERE()))
 #define cmstat_zalloc(heap, size, gfp)					\
-	__cmstat_alloc_inline(heap, size, (gfp) | __GFP_ZERO, false,	\
-			      __CMSTAT_SITE_HERE())
+	__cmstat_site_hooks(__cmstat_alloc_inline(heap, size,		\
+						  (gfp) | __GFP_ZERO,	\
+						  false,		\
+						  __CMSTAT_SITE_HERE()))
 #define cmstat_alloc_array(heap, n, size, gfp)				\
-	__cmstat_alloc_inline(heap, size_mul(n, size), gfp, false,	\
-			      __CMSTAT_SITE_HERE())
+	__cmstat_site_hooks(__cmstat_alloc_inline(heap, size_mul(n, size), \
+						  gfp, false,		\
+						  __CMSTAT_SITE_HERE()))
 #define cmstat_heap_create(name)	cmstat_heap_create_sites(name)
 #endif
 

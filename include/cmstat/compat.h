@@ -76,6 +76,31 @@
 #endif
 
 /*
+ * The call site memory allocation profiling (/proc/allocinfo) counts an
+ * allocation at.  A module built with CMSTAT_SITES gives its line to
+ * both: each allocation macro of its build wraps its call in the
+ * kernel's alloc_hooks(), which tags that line, and the slab allocation
+ * under it, inline or in cmstat.ko, calls the _noprof function, which
+ * keeps the caller's tag rather than setting its own, so that allocinfo
+ * shows the lines cmstat's site rows show.  Without profiling (Debian's
+ * stock kernels, and every kernel before 6.10) these are the plain calls.
+ */
+#ifdef CMSTAT_HAVE_ALLOC_HOOKS
+#define cmstat_slab_alloc_untagged(s, gfp)	kmem_cache_alloc_noprof(s, gfp)
+#define cmstat_slab_alloc_node_untagged(s, gfp, node)			\
+	kmem_cache_alloc_node_noprof(s, gfp, node)
+#else
+#define cmstat_slab_alloc_untagged(s, gfp)	kmem_cache_alloc(s, gfp)
+#define cmstat_slab_alloc_node_untagged(s, gfp, node)			\
+	kmem_cache_alloc_node(s, gfp, node)
+#endif
+#if defined(CMSTAT_HAVE_ALLOC_HOOKS) && defined(CMSTAT_SITES)
+#define __cmstat_site_hooks(call)	alloc_hooks(call)
+#else
+#define __cmstat_site_hooks(call)	(call)
+#endif
+
+/*
  * struct kmem_cache_args came in 6.12, with kmem_cache_create() become a
  * macro that takes it.  Before it, cmstat's typed caches take the fields
  * that kmem_cache_create_usercopy() takes, in a structure of cmstat's own

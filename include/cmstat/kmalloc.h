@@ -331,19 +331,50 @@ do {									\
 		cmstat_kvfree_rcu_1(___cmstat_p);			\
 } while (0)
 
-/* Each call its own site, with CMSTAT_SITES: see include/cmstat/alloc.h. */
+/*
+ * Each call its own site, with CMSTAT_SITES: see include/cmstat/alloc.h.
+ * The _node and kvmalloc() families pass theirs to cmstat.ko: a class
+ * object counts in the site's row, vmalloc()ed memory unattributed.
+ */
 #ifdef CMSTAT_SITES
 #define cmstat_kmalloc(heap, size, gfp)					\
-	__cmstat_alloc_inline(heap, size, gfp, true, __CMSTAT_SITE_HERE())
+	__cmstat_site_hooks(__cmstat_alloc_inline(heap, size, gfp, true,	\
+						  __CMSTAT_SITE_HERE()))
 #define cmstat_kzalloc(heap, size, gfp)					\
-	__cmstat_alloc_inline(heap, size, (gfp) | __GFP_ZERO, true,	\
-			      __CMSTAT_SITE_HERE())
+	__cmstat_site_hooks(__cmstat_alloc_inline(heap, size,		\
+						  (gfp) | __GFP_ZERO,	\
+						  true,			\
+						  __CMSTAT_SITE_HERE()))
 #define cmstat_kmalloc_array(heap, n, size, gfp)			\
-	__cmstat_alloc_inline(heap, size_mul(n, size), gfp, true,	\
-			      __CMSTAT_SITE_HERE())
+	__cmstat_site_hooks(__cmstat_alloc_inline(heap, size_mul(n, size), \
+						  gfp, true,		\
+						  __CMSTAT_SITE_HERE()))
 #define cmstat_kcalloc(heap, n, size, gfp)				\
-	__cmstat_alloc_inline(heap, size_mul(n, size), (gfp) | __GFP_ZERO, \
-			      true, __CMSTAT_SITE_HERE())
+	__cmstat_site_hooks(__cmstat_alloc_inline(heap, size_mul(n, size), \
+						  (gfp) | __GFP_ZERO,	\
+						  true,			\
+						  __CMSTAT_SITE_HERE()))
+#define cmstat_kmalloc_node(heap, size, gfp, node)			\
+	__cmstat_site_hooks(__cmstat_alloc_at(heap, size, gfp, node, true, \
+					      __CMSTAT_SITE_HERE()))
+#define cmstat_kzalloc_node(heap, size, gfp, node)			\
+	cmstat_kmalloc_node(heap, size, (gfp) | __GFP_ZERO, node)
+#define cmstat_kmalloc_array_node(heap, n, size, gfp, node)		\
+	cmstat_kmalloc_node(heap, size_mul(n, size), gfp, node)
+#define cmstat_kcalloc_node(heap, n, size, gfp, node)			\
+	cmstat_kmalloc_node(heap, size_mul(n, size), (gfp) | __GFP_ZERO, node)
+#define cmstat_kvmalloc_node(heap, size, gfp, node)			\
+	__cmstat_site_hooks(__cmstat_kvmalloc_node_at(heap, size, gfp, node, \
+						      __CMSTAT_SITE_HERE()))
+#define cmstat_kvmalloc(heap, size, gfp)				\
+	cmstat_kvmalloc_node(heap, size, gfp, NUMA_NO_NODE)
+#define cmstat_kvzalloc(heap, size, gfp)				\
+	cmstat_kvmalloc_node(heap, size, (gfp) | __GFP_ZERO, NUMA_NO_NODE)
+#define cmstat_kvmalloc_array(heap, n, size, gfp)			\
+	cmstat_kvmalloc_node(heap, size_mul(n, size), gfp, NUMA_NO_NODE)
+#define cmstat_kvcalloc(heap, n, size, gfp)				\
+	cmstat_kvmalloc_node(heap, size_mul(n, size), (gfp) | __GFP_ZERO, \
+			     NUMA_NO_NODE)
 #endif
 
 #endif /* _CMSTAT_KMALLOC_H */

@@ -146,6 +146,12 @@ long cmstat_leak_check_end(struct cmstat_leak_check *lc, char **report);
 int __cmstat_site_bind(struct cmstat_heap *heap, struct cmstat_site *site);
 int __cmstat_site_tag_bad(struct cmstat_heap *heap, u32 tag);
 int __cmstat_obj_nid(const void *obj);
+void *__cmstat_alloc_at(struct cmstat_heap *heap, size_t size, gfp_t gfp,
+			int node, bool unsized, struct cmstat_site *site)
+	__alloc_size(2);
+void *__cmstat_kvmalloc_node_at(struct cmstat_heap *heap, size_t size,
+				gfp_t gfp, int node, struct cmstat_site *site)
+	__alloc_size(2);
 
 #ifdef CMSTAT_SITES
 /*

@@ -6,8 +6,9 @@
  * sites, site i taking i + 1 objects, and frees the first object of each
  * from one function of its own: so each site's row must show i live
  * objects, whoever freed.  A typed cache's objects, which cmstat does not
- * attribute, go to the unattributed row, and so do the two objects it
- * allocates on each node with memory, out of line with __GFP_THISNODE.
+ * attribute, go to the unattributed row.  Two objects on each node with
+ * memory, from one more site, cmstat_kmalloc_node() with __GFP_THISNODE,
+ * fill the node table.
  *
  * It keeps its own ledger of what each site holds, and shows it in
  * /sys/kernel/debug/cmstat_sites_test/ledger, one line per site, as the
@@ -70,6 +71,8 @@ static struct cmstat_heap *sites_heap;
 static struct cmstat_cache *sites_cache;
 static void *sites_cached[SITES_CACHED];
 static void **sites_on_node;	/* SITES_PER_NODE per node id */
+static const char *sites_node_function;	/* and their site */
+static unsigned int sites_node_line;
 static struct sites_entry sites[SITES_NR];
 static struct dentry *sites_dir;
 static DEFINE_MUTEX(sites_lock);	/* the ledger, and the objects */
@@ -147,6 +150,16 @@ static void sites_free_all(void)
 	}
 }
 
+/* The site of the objects on each node: one line, on the node only. */
+static void *sites_node_alloc(int nid)
+{
+	const gfp_t gfp = GFP_KERNEL | __GFP_THISNODE;
+
+	sites_node_function = __func__;
+	sites_node_line = __LINE__ + 1;
+	return cmstat_kmalloc_node(sites_heap, SITES_NODE_SIZE, gfp, nid);
+}
+
 /* Two objects in the memory of each node that has some. */
 static int sites_fill_nodes(void)
 {
@@ -160,9 +173,7 @@ static int sites_fill_nodes(void)
 		for (k = 0; k < SITES_PER_NODE; k++) {
 			void **p = &sites_on_node[nid * SITES_PER_NODE + k];
 
-			*p = cmstat_kmalloc_node(sites_heap, SITES_NODE_SIZE,
-						 GFP_KERNEL | __GFP_THISNODE,
-						 nid);
+			*p = sites_node_alloc(nid);
 			if (!*p)
 				return -ENOMEM;
 		}
@@ -212,8 +223,9 @@ static int sites_ledger_show(struct seq_file *m, void *unused)
 		cached += !!sites_cached[k];
 	for (k = 0; k < nr_node_ids * SITES_PER_NODE; k++)
 		node_objs += !!sites_on_node[k];
-	seq_printf(m, "- 0 %u %u\n", cached + node_objs,
-		   cached * SITES_OBJ_SIZE + node_objs * SITES_NODE_HELD);
+	seq_printf(m, "- 0 %u %u\n", cached, cached * SITES_OBJ_SIZE);
+	seq_printf(m, "%s %u %u %u\n", sites_node_function, sites_node_line,
+		   node_objs, node_objs * SITES_NODE_HELD);
 	for (i = 0; i < SITES_NR; i++) {
 		unsigned int live = sites_live(&sites[i]);
 

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # kernels: debug stock
 # Call sites, published: tests/client/cmstat_sites_test.c, a client built
-# with CMSTAT_SITES, allocates from 12 sites and keeps its own ledger of
+# with CMSTAT_SITES, allocates from 13 sites and keeps its own ledger of
 # what each holds (function, line, live objects, live bytes).  The site
 # table of its heap in the stats file, and in the heap's own stats file,
 # is the ledger exactly; --check sums it to the heap; cmstat --sites
@@ -60,7 +60,7 @@ same() {
 }
 
 same "allocated"
-grep -c . /tmp/ledger | grep -qx 13 || { echo "ledger: $(cat $ledger)"; fail=1; }
+grep -c . /tmp/ledger | grep -qx 14 || { echo "ledger: $(cat $ledger)"; fail=1; }
 # Every node with memory holds the client's two objects there, at least.
 for n in $(cat /sys/devices/system/node/has_memory 2>/dev/null |
 	   awk -F, '{ for (i = 1; i <= NF; i++) { split($i, r, "-")
