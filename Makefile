@@ -27,6 +27,10 @@
 #   make bench-peers  cmstat's accounting against allocation profiling and
 #                     SLUB_STATS, in a kernel built with them and cached
 #                     (scripts/kernel.sh peers); RUNS=N, PEERS_CPUS="1 4"
+#   make allocinfo    cmstat's call-site rows beside /proc/allocinfo, line by
+#                     line: ext2 and null_blk adopted with sites, at rest, in a
+#                     kernel with allocation profiling, built and cached
+#                     (scripts/kernel.sh allocinfo); LOGDIR/allocinfo.txt
 #   make intree KSRC=/path/to/linux [MAINTAINER='Name <address>']
 #                     put cmstat into a kernel tree as a series of four
 #                     patches (git am in a git tree, patch -p1 otherwise),
@@ -116,6 +120,9 @@ bench:
 bench-peers:
 	bash scripts/bench-peers.sh
 
+allocinfo:
+	bash scripts/allocinfo-check.sh
+
 deb:
 	bash scripts/deb.sh $(DEB_DIR)
 
@@ -129,4 +136,4 @@ kunit-intree:
 drgn-check:
 	bash scripts/drgn-check.sh
 
-.PHONY: all modules clean install-paths install uninstall version check lint demo bench bench-peers deb intree kunit-intree drgn-check
+.PHONY: all modules clean install-paths install uninstall version check lint demo bench bench-peers allocinfo deb intree kunit-intree drgn-check

@@ -15,6 +15,8 @@
 #   peers   bench/peers.config (make bench-peers); bzImage and modules
 #   peers-nostats  + bench/peers-nostats.config; built from a copy of the
 #           peers build, so kbuild recompiles only what SLUB_STATS touches
+#   allocinfo  + bench/allocinfo.config (make allocinfo): the peers kernel
+#           with a block layer, null_blk and ext2; bzImage and modules
 #   i386    ARCH=i386, tests/i386/kernel.config; modules_prepare only
 # Every option the fragments ask for (the last to name it) must survive
 # olddefconfig.
@@ -46,6 +48,7 @@ kunit-arm64)
 	frags=(kunit/base.config kunit/kunit-arm64.config) ;;
 peers) frags=(bench/peers.config) ;;
 peers-nostats) frags=(bench/peers.config bench/peers-nostats.config) seed=peers ;;
+allocinfo) frags=(bench/peers.config bench/allocinfo.config) ;;
 *) frags=(kunit/base.config kunit/x86.config "kunit/$flavour.config") ;;
 esac
 frags=("${frags[@]/#/$CMSTAT_ROOT/}")
