@@ -266,12 +266,12 @@ static void sites_nodes_exact(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, bytes);
 	for_each_node_state(nid, N_MEMORY) {
 		objs[nid][0] = cmstat_kmalloc_node(heap, 50, gfp, nid);
-		objs[nid][1] = cmstat_kmalloc_node(heap, SZ_64K, gfp, nid);
+		objs[nid][1] = cmstat_kmalloc_node(heap, SZ_64K - 8, gfp, nid);
 		objs[nid][2] = cmstat_cache_alloc_node(cc, gfp, nid);
 		KUNIT_ASSERT_NOT_NULL(test, objs[nid][0]);
 		KUNIT_ASSERT_NOT_NULL(test, objs[nid][1]);
 		KUNIT_ASSERT_NOT_NULL(test, objs[nid][2]);
-		/* 50 and the tag, 64 KiB whole, the cache's 40: all on @nid. */
+		/* 50, 64 KiB - 8 and their tags, the cache's 40: on @nid. */
 		KUNIT_EXPECT_EQ(test, page_to_nid(virt_to_page(objs[nid][0])),
 				nid);
 		live[nid] += SITES_PER_NODE;
