@@ -5,7 +5,8 @@
  * A module built with CMSTAT_SITES defined (ccflags-y += -DCMSTAT_SITES)
  * gets a row per call site in each heap it creates: allocations, frees,
  * live objects and live bytes of every cmstat_alloc(), cmstat_kmalloc()
- * and the rest of their inline families, counted in the same writer
+ * and the rest of their inline families, and of the _node and kvmalloc()
+ * families, which pass their site to cmstat.ko, counted in the same writer
  * section as the heap's totals, so that a heap's sites sum to its totals
  * in every snapshot.  Each call site has a static descriptor, as the
  * kernel's allocation profiling has a codetag; the first allocation from a
@@ -18,9 +19,10 @@
  * (struct cmstat_node_stats), counted in the same sections: on a kernel
  * of one node that row is the sum of the site rows, and costs nothing.
  *
- * What the inline paths do not attribute (typed caches, sizes above the
- * largest class, the out-of-line allocations) is counted in column 0,
- * "unattributed", so the sums hold all the same.
+ * What no site is known for (typed caches, sizes above the largest class,
+ * vmalloc()ed memory, cmstat_kstrdup() and the other out-of-line
+ * allocations without a site) is counted in column 0, "unattributed", so
+ * the sums hold all the same.
  * Documentation/allocator.rst has the costs and the rules.
  */
 #ifndef _CMSTAT_SITE_H
