@@ -114,9 +114,12 @@ static const unsigned int site_cut_sites[] = { 1, 4000 };
 /* One pair at @site, as its call would make it. */
 static void site_cut_write(struct cmstat_heap *heap, struct cmstat_site *site)
 {
-	cmstat_free(heap, __cmstat_alloc_inline(heap, SITE_CUT_SIZE, GFP_KERNEL,
-						false, site),
-		    SITE_CUT_SIZE);
+	void *obj = __cmstat_site_hooks(__cmstat_alloc_inline(heap,
+							       SITE_CUT_SIZE,
+							       GFP_KERNEL,
+							       false, site));
+
+	cmstat_free(heap, obj, SITE_CUT_SIZE);
 }
 
 /*

@@ -239,9 +239,9 @@ static void sites_node_expect(u64 *live, u64 *bytes, const void *obj,
 
 /*
  * Each node its row, by the node of the memory: on every node with
- * memory, a class object, a large one and a typed cache's, allocated
- * there with __GFP_THISNODE; one allocated anywhere, a vmalloc()ed one
- * and a typed cache's bulk, counted where they landed.  The rows sum to
+ * memory a slab may use, two class objects and a typed cache's,
+ * allocated there with __GFP_THISNODE; one allocated anywhere, a
+ * vmalloc()ed one and a typed cache's bulk, counted where they landed.  The rows sum to
  * the heap at every read, and a node without memory counts nothing.  On
  * a kernel of one node, node 0 holds all.
  */
@@ -264,27 +264,28 @@ static void sites_nodes_exact(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, objs);
 	KUNIT_ASSERT_NOT_NULL(test, live);
 	KUNIT_ASSERT_NOT_NULL(test, bytes);
-	for_each_node_state(nid, N_MEMORY) {
+	for_each_node_state(nid, N_NORMAL_MEMORY) {
 		objs[nid][0] = cmstat_kmalloc_node(heap, 50, gfp, nid);
-		objs[nid][1] = cmstat_kmalloc_node(heap, SZ_64K - 8, gfp, nid);
+		objs[nid][1] = cmstat_kmalloc_node(heap, 4000, gfp, nid);
 		objs[nid][2] = cmstat_cache_alloc_node(cc, gfp, nid);
 		KUNIT_ASSERT_NOT_NULL(test, objs[nid][0]);
 		KUNIT_ASSERT_NOT_NULL(test, objs[nid][1]);
 		KUNIT_ASSERT_NOT_NULL(test, objs[nid][2]);
-		/* 50, 64 KiB - 8 and their tags, the cache's 40: on @nid. */
+		/* 50, 4000 and their tags, the cache's 40: on @nid. */
 		KUNIT_EXPECT_EQ(test, page_to_nid(virt_to_page(objs[nid][0])),
 				nid);
 		live[nid] += SITES_PER_NODE;
-		bytes[nid] += 64 + SZ_64K + 40;
+		bytes[nid] += 64 + 4096 + 40;
 	}
 	anywhere = cmstat_kmalloc(heap, 60, GFP_KERNEL);
-	vobj = cmstat_kvmalloc(heap, SZ_4M, GFP_KERNEL);
+	vobj = cmstat_kvmalloc(heap, CMSTAT_ALLOC_MAX + PAGE_SIZE, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, anywhere);
 	KUNIT_ASSERT_NOT_NULL(test, vobj);
 	KUNIT_ASSERT_EQ(test, cmstat_cache_alloc_bulk(cc, GFP_KERNEL, SITES_BULK,
 						      bulk), SITES_BULK);
 	sites_node_expect(live, bytes, anywhere, 64);
-	sites_node_expect(live, bytes, vobj, SZ_4M);
+	KUNIT_EXPECT_TRUE(test, is_vmalloc_addr(vobj));
+	sites_node_expect(live, bytes, vobj, CMSTAT_ALLOC_MAX + PAGE_SIZE);
 	for (i = 0; i < SITES_BULK; i++)
 		sites_node_expect(live, bytes, bulk[i], 40);
 
@@ -300,7 +301,7 @@ static void sites_nodes_exact(struct kunit *test)
 			KUNIT_EXPECT_EQ(test, rows[nid].mallocs, 0);
 	}
 
-	for_each_node_state(nid, N_MEMORY) {
+	for_each_node_state(nid, N_NORMAL_MEMORY) {
 		cmstat_kfree(heap, objs[nid][0]);
 		cmstat_kfree(heap, objs[nid][1]);
 		cmstat_cache_free(cc, objs[nid][2]);
@@ -314,7 +315,7 @@ static void sites_nodes_exact(struct kunit *test)
 		KUNIT_EXPECT_EQ_MSG(test, rows[nid].live_bytes, 0, "node %d",
 				    nid);
 	KUNIT_EXPECT_EQ(test, st->mallocs,
-			SITES_PER_NODE * num_node_state(N_MEMORY) + 2 +
+			SITES_PER_NODE * num_node_state(N_NORMAL_MEMORY) + 2 +
 			SITES_BULK);
 }
 

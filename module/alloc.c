@@ -203,7 +203,7 @@ void *cmstat_alloc_from(struct cmstat_heap *heap, size_t size, gfp_t gfp,
 
 		/* A @site's macro tagged its line for allocation profiling. */
 		if (site)
-			obj = cmstat_slab_alloc_node_untagged(s, gfp, node);
+			obj = cmstat_slab_alloc_node_noprof(s, gfp, node);
 		else
 			obj = kmem_cache_alloc_node(s, gfp, node);
 		if (!obj && (how & CMSTAT_AF_QUIET))
@@ -331,12 +331,14 @@ static void cmstat_free_large(struct cmstat_heap *heap, const void *obj,
 			      size_t size)
 {
 	size_t held = cmstat_alloc_held_bytes(size);
+	/* Read while @obj is allocated: its node, if counted. */
+	struct cmstat_site_count site = cmstat_site_count_of(heap, obj, -1,
+							     held, true);
 
 	cmstat_large_release(obj);
 	cmstat_account(heap, CMSTAT_HC_LARGE_FREES,
 		       CMSTAT_HC_REQUESTED_FREE_BYTES, size,
-		       CMSTAT_HC_LARGE_FREE_BYTES, held,
-		       cmstat_site_count_of(heap, obj, -1, held, true));
+		       CMSTAT_HC_LARGE_FREE_BYTES, held, site);
 }
 
 /*
@@ -501,6 +503,9 @@ void __init cmstat_alloc_init(void)
 {
 	if (!cmstat_accounting_enabled() || cmstat_debug_free_enabled())
 		static_branch_disable(&cmstat_inline_accounting);
-	if (nr_node_ids > 1)
+	if (nr_node_ids > CMSTAT_NODES_MAX)
+		pr_info("node rows count up to %u node ids, this kernel has %u: the heaps' site rows come without them\n",
+			CMSTAT_NODES_MAX, nr_node_ids);
+	else if (nr_node_ids > 1)
 		static_branch_enable(&cmstat_by_node_key);
 }

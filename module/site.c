@@ -16,7 +16,8 @@
  * On a kernel of more than one node such a heap has one more set, its
  * node rows, %CMSTAT_SC_NR counters per node id, written in the same
  * sections as the site columns.  On a kernel of one node there is no such
- * set, and node 0's row is the sum of the site rows.
+ * set, and node 0's row is the sum of the site rows.  On one of more than
+ * %CMSTAT_NODES_MAX node ids, more than a set holds, there are no node rows.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -327,7 +328,8 @@ EXPORT_SYMBOL_GPL(__cmstat_site_tag_bad);
  * __cmstat_obj_nid() - the node of an object's memory
  * @obj: an object of a heap with site rows, still allocated
  *
- * For the inline paths, on a kernel of more than one node.  A vmalloc()ed
+ * For the inline paths and cmstat.ko's, on a kernel that counts node rows
+ * (cmstat_by_node_key).  A vmalloc()ed
  * object counts on the node of its first page.  Not for direct use.
  *
  * Return: the node id.
@@ -456,6 +458,12 @@ int cmstat_sites_take(const struct cmstat_heap_priv *hp,
 	return n;
 }
 
+/* Whether @hs has no node rows: more node ids than they count. */
+static bool cmstat_no_node_rows(const struct cmstat_heap_sites *hs)
+{
+	return !hs->nodes && nr_node_ids > 1;
+}
+
 /* @row, of node @nid, from its four counters @s. */
 static void cmstat_node_row(struct cmstat_node_stats *row, int nid,
 			    const u64 *s)
@@ -532,7 +540,7 @@ static int cmstat_nodes_snap(const struct cmstat_heap_priv *hp,
  * cmstat_heaps_lock.
  *
  * Return: the number of @rows (nr_node_ids), 0 for a heap without site
- * rows, or -ENOMEM.
+ * rows or on a kernel of more than %CMSTAT_NODES_MAX node ids, or -ENOMEM.
  */
 int cmstat_nodes_take(const struct cmstat_heap_priv *hp,
 		      struct cmstat_node_stats **rows)
@@ -540,7 +548,7 @@ int cmstat_nodes_take(const struct cmstat_heap_priv *hp,
 	int n;
 
 	*rows = NULL;
-	if (!hp->sites)
+	if (!hp->sites || cmstat_no_node_rows(hp->sites))
 		return 0;
 	*rows = kvcalloc(nr_node_ids, sizeof(**rows), GFP_KERNEL);
 	if (!*rows)
@@ -572,6 +580,8 @@ static int cmstat_heap_where_read(struct cmstat_heap *heap,
 	if (IS_ERR_OR_NULL(heap) || !cmstat_heap_priv(heap)->sites)
 		return -EINVAL;
 	hp = cmstat_heap_priv(heap);
+	if (by_node && cmstat_no_node_rows(hp->sites))
+		return -EOPNOTSUPP;
 	err = cmstat_read_refused(caller);
 	if (err)
 		return err;
@@ -636,7 +646,8 @@ EXPORT_SYMBOL_GPL(cmstat_heap_sites_read);
  * nothing.  Process context; sleeps, killably, as cmstat_heap_read().
  *
  * Return: the number of node ids, which may exceed @nr_rows; -EINVAL for
- * a heap without site rows; -ENOMEM, -EINTR or -EDEADLK as
+ * a heap without site rows; -EOPNOTSUPP on a kernel of more than
+ * %CMSTAT_NODES_MAX node ids; -ENOMEM, -EINTR or -EDEADLK as
  * cmstat_heap_read().
  */
 int cmstat_heap_nodes_read(struct cmstat_heap *heap,

@@ -114,7 +114,8 @@ struct cmstat_heap_by_slab {
  *	(cmstat_by_node_key); NULL otherwise
  *
  * Clients hold a pointer from cmstat_heap_create() and touch nothing in
- * it: only cmstat's inline allocation functions read @slots.  This is all
+ * it: only cmstat's inline allocation functions read @slots, and in a heap
+ * with site rows @site_slots and @node_slots.  This is all
  * of the heap that they compile against.  cmstat.ko embeds it in its own
  * struct cmstat_heap_priv (module/internal.h) with the heap's name, files,
  * list and flags: so those stay out of the modversions CRCs of every
@@ -741,8 +742,7 @@ __cmstat_alloc_inline(struct cmstat_heap *heap, size_t size, gfp_t gfp,
 	requested = unsized ? cmstat_class_sizes[class] : size;
 	/* A @site's macro tagged its line for allocation profiling. */
 	if (site)
-		obj = cmstat_slab_alloc_untagged(cmstat_class_caches[class],
-						 gfp);
+		obj = cmstat_slab_alloc_noprof(cmstat_class_caches[class], gfp);
 	else
 		obj = kmem_cache_alloc(cmstat_class_caches[class], gfp);
 	if (tag && obj) {

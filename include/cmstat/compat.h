@@ -82,16 +82,19 @@
  * kernel's alloc_hooks(), which tags that line, and the slab allocation
  * under it, inline or in cmstat.ko, calls the _noprof function, which
  * keeps the caller's tag rather than setting its own, so that allocinfo
- * shows the lines cmstat's site rows show.  Without profiling (Debian's
- * stock kernels, and every kernel before 6.10) these are the plain calls.
+ * shows the lines cmstat's site rows show.  The _noprof call runs only
+ * for a site, so only under such a macro's alloc_hooks().  Without
+ * profiling (Debian's stock kernels) alloc_hooks() is the call itself and
+ * the _noprof functions are what kmem_cache_alloc() calls; before 6.10
+ * there are neither, and these are the plain calls.
  */
 #ifdef CMSTAT_HAVE_ALLOC_HOOKS
-#define cmstat_slab_alloc_untagged(s, gfp)	kmem_cache_alloc_noprof(s, gfp)
-#define cmstat_slab_alloc_node_untagged(s, gfp, node)			\
+#define cmstat_slab_alloc_noprof(s, gfp)	kmem_cache_alloc_noprof(s, gfp)
+#define cmstat_slab_alloc_node_noprof(s, gfp, node)			\
 	kmem_cache_alloc_node_noprof(s, gfp, node)
 #else
-#define cmstat_slab_alloc_untagged(s, gfp)	kmem_cache_alloc(s, gfp)
-#define cmstat_slab_alloc_node_untagged(s, gfp, node)			\
+#define cmstat_slab_alloc_noprof(s, gfp)	kmem_cache_alloc(s, gfp)
+#define cmstat_slab_alloc_node_noprof(s, gfp, node)			\
 	kmem_cache_alloc_node(s, gfp, node)
 #endif
 #if defined(CMSTAT_HAVE_ALLOC_HOOKS) && defined(CMSTAT_SITES)

@@ -334,7 +334,8 @@ do {									\
 /*
  * Each call its own site, with CMSTAT_SITES: see include/cmstat/alloc.h.
  * The _node and kvmalloc() families pass theirs to cmstat.ko: a class
- * object counts in the site's row, vmalloc()ed memory unattributed.
+ * object counts in the site's row; vmalloc()ed memory, and what is above
+ * the largest class, unattributed.
  */
 #ifdef CMSTAT_SITES
 #define cmstat_kmalloc(heap, size, gfp)					\

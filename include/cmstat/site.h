@@ -74,6 +74,9 @@ enum {
 #define CMSTAT_SITE_TAG_SIZE	sizeof(u32)
 #define CMSTAT_SITE_TAG_MAGIC	0xc5a70000U
 
+/* The most node ids a heap's node rows count: one counter set's worth. */
+#define CMSTAT_NODES_MAX	256
+
 /* Column 0: what no site is known for. */
 #define CMSTAT_SITE_UNATTRIBUTED	0
 

@@ -169,7 +169,7 @@ static int sites_fill_nodes(void)
 				sizeof(*sites_on_node), GFP_KERNEL);
 	if (!sites_on_node)
 		return -ENOMEM;
-	for_each_node_state(nid, N_MEMORY) {
+	for_each_node_state(nid, N_NORMAL_MEMORY) {
 		for (k = 0; k < SITES_PER_NODE; k++) {
 			void **p = &sites_on_node[nid * SITES_PER_NODE + k];
 

@@ -49,6 +49,10 @@ sed -e '/^0 20 12 8 4104$/d' -e '/^1 12 7 5 3328$/d' "$here/v5.stats" >"$tmp/mis
 awk -v h="$nodes" '/^(heap|orphan) |^(destroyed|all)$/ { r = $0 }
 	!(r == "heap plain" && $0 ~ h)' "$here/v5.stats" >"$tmp/noheader.stats"
 sed '$a 0 0 0 0 0' "$here/v5.stats" >"$tmp/inall.stats"
+# And one that keeps the rules: no node rows at all, as a kernel of more
+# than 256 node ids has.
+awk -v h="$nodes" '$0 ~ h { t = 1; print; next } /^$/ { t = 0 } !t' \
+	"$here/v5.stats" >"$tmp/nonodes.stats"
 
 # Every check is "is COMMAND... || no WHAT": a pass counts one, a failure
 # counts one and says WHAT.
@@ -218,6 +222,8 @@ run() {
 		is grep -qx "violation in ${2%:*} epoch 42: ${2#*:}" "$tmp/out" ||
 			no "--check $1.stats: $(cat "$tmp/out")"
 	done
+	expect "--check of a file without node rows" 0 cmstat v5 --check "$tmp/nonodes.stats"
+	is [ "$(grep -c '^[01] ' "$tmp/nonodes.stats")" = 0 ] || no "nonodes.stats has node rows"
 	# A node row that is not five numbers is refused, as a bad site row is.
 	sed 's/^1 379 299 80 562168$/1 379 299 80/' "$tmp/v5/stats" >"$tmp/short.stats"
 	expect "--check of a short node row" 2 cmstat v5 --check "$tmp/short.stats"
