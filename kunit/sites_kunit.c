@@ -485,7 +485,8 @@ static void sites_leak_check_passes(struct kunit *test)
 #define SITES_IRQ_PERIOD_NS	(50 * NSEC_PER_USEC)
 
 /*
- * Each snapshot is two cuts, the checked one and the control's, and a cut
+ * Each snapshot is two cuts, the checked one and the control's (of the
+ * site rows or, every other one, of the node rows), and a cut
  * waits for the sections of four busy CPUs: up to 2.7 s under TCG on a
  * busy host (50 took 270 s there).  So few, well inside KUnit's 300 s per
  * case; a mutant that has not shown reads up to four times as many.
@@ -666,17 +667,22 @@ static void sites_stress(struct kunit *test)
 		kunit_skip(test, "needs 2 CPUs: the writers and the reader side by side");
 	sites_writers_start(test, heap);
 	while (snapshots < want) {
-		n = sites_read(test, heap, rows, st);
-		snapshots++;
-		violations += !sites_sum_to(rows, n, st);
-		/* The control: these rows against the totals of the next cut. */
-		KUNIT_ASSERT_EQ(test, cmstat_heap_read(heap, st), 0);
-		control += !sites_sum_to(rows, n, st);
-		/* The node rows, and their control, likewise. */
-		sites_nodes_read(test, heap, nodes, st);
-		node_violations += !sites_nodes_sum_to(nodes, st);
-		KUNIT_ASSERT_EQ(test, cmstat_heap_read(heap, st), 0);
-		node_control += !sites_nodes_sum_to(nodes, st);
+		/*
+		 * Site rows and node rows in turn, each against its totals
+		 * and, the control, against the totals of the next cut: two
+		 * cuts a snapshot, whichever rows it reads.
+		 */
+		if (snapshots++ % 2) {
+			sites_nodes_read(test, heap, nodes, st);
+			node_violations += !sites_nodes_sum_to(nodes, st);
+			KUNIT_ASSERT_EQ(test, cmstat_heap_read(heap, st), 0);
+			node_control += !sites_nodes_sum_to(nodes, st);
+		} else {
+			n = sites_read(test, heap, rows, st);
+			violations += !sites_sum_to(rows, n, st);
+			KUNIT_ASSERT_EQ(test, cmstat_heap_read(heap, st), 0);
+			control += !sites_sum_to(rows, n, st);
+		}
 		/* A mutant that has not shown yet: read on, by count. */
 		if (snapshots == want && sites_mutation() == SITES_APART &&
 		    min(violations, node_violations) < SITES_MUTANT_SHOWN &&
