@@ -98,9 +98,10 @@ static struct cmstat_site_stats *sites_rows(struct kunit *test)
 /*
  * Each line its row, exact: sized and unsized allocations, frees in
  * another function, the _node and kvmalloc() families, which pass their
- * site to cmstat.ko, and the out-of-line paths that do not (a copy), a
- * typed cache and a large allocation counted unattributed; the rows sum
- * to the heap at every read.
+ * site to cmstat.ko, a typed cache's object, tagged past the client's,
+ * a large allocation, whose record keeps its column, and the out-of-line
+ * paths that take no site (a copy), counted unattributed; the rows sum to
+ * the heap at every read.
  */
 static void sites_rows_exact(struct kunit *test)
 {
@@ -111,6 +112,7 @@ static void sites_rows_exact(struct kunit *test)
 	struct cmstat_heap_stats *st = sites_stats(test);
 	const struct cmstat_site_stats *row;
 	unsigned int n, sized_line, unsized_line, node_line, kv_line, i;
+	unsigned int typed_line, large_line;
 	void *sized[3], *unsized[2], *dup, *typed, *large, *on_node, *kv;
 
 	for (i = 0; i < ARRAY_SIZE(sized); i++) {
@@ -129,7 +131,9 @@ static void sites_rows_exact(struct kunit *test)
 	kv_line = __LINE__ + 1;
 	kv = cmstat_kvmalloc(heap, 200, GFP_KERNEL);
 	dup = cmstat_kmemdup(heap, "twelve bytes", 12, GFP_KERNEL);
+	typed_line = __LINE__ + 1;
 	typed = cmstat_cache_alloc(cc, GFP_KERNEL);
+	large_line = __LINE__ + 1;
 	large = cmstat_kmalloc(heap, SZ_512K, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, on_node);
 	KUNIT_ASSERT_NOT_NULL(test, kv);
@@ -138,7 +142,7 @@ static void sites_rows_exact(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, large);
 
 	n = sites_read(test, heap, rows, st);
-	KUNIT_EXPECT_EQ(test, n, 5);
+	KUNIT_EXPECT_EQ(test, n, 7);
 	sites_expect_sums(test, rows, n, st);
 	row = sites_row(rows, n, __func__, sized_line);
 	KUNIT_ASSERT_NOT_NULL(test, row);
@@ -158,8 +162,15 @@ static void sites_rows_exact(struct kunit *test)
 	row = sites_row(rows, n, __func__, kv_line);
 	KUNIT_ASSERT_NOT_NULL(test, row);
 	KUNIT_EXPECT_EQ(test, row->live_bytes, 208);
-	/* The unattributed: the copy, the typed object, the large one. */
-	KUNIT_EXPECT_EQ(test, rows[0].live_objects, 3);
+	/* The cache's object size, and the large one's pages. */
+	row = sites_row(rows, n, __func__, typed_line);
+	KUNIT_ASSERT_NOT_NULL(test, row);
+	KUNIT_EXPECT_EQ(test, row->live_bytes, 72);
+	row = sites_row(rows, n, __func__, large_line);
+	KUNIT_ASSERT_NOT_NULL(test, row);
+	KUNIT_EXPECT_EQ(test, row->live_bytes, SZ_512K);
+	/* The unattributed: the copy. */
+	KUNIT_EXPECT_EQ(test, rows[0].live_objects, 1);
 	KUNIT_EXPECT_EQ(test, rows[0].function[0], '\0');
 
 	for (i = 0; i < ARRAY_SIZE(sized); i++)
@@ -184,6 +195,8 @@ static void sites_rows_exact(struct kunit *test)
 	n = sites_read(test, heap, rows, st);
 	sites_expect_sums(test, rows, n, st);
 	KUNIT_EXPECT_EQ(test, st->live_objects, 0);
+	for (i = 0; i < n; i++)
+		KUNIT_EXPECT_EQ(test, rows[i].live_bytes, 0);
 }
 
 static struct cmstat_node_stats *sites_node_rows(struct kunit *test)
@@ -235,6 +248,106 @@ static void sites_node_expect(u64 *live, u64 *bytes, const void *obj,
 
 	live[nid]++;
 	bytes[nid] += held;
+}
+
+/* A typed cache's object that a constructor fills, freed after RCU. */
+struct sites_ctor_obj {
+	struct rcu_head rcu;
+	u8 body[40];
+};
+
+#define SITES_CTOR_BYTE	0x5a
+
+static void sites_ctor(void *obj)
+{
+	memset(obj, SITES_CTOR_BYTE, sizeof(struct sites_ctor_obj));
+}
+
+/* The live objects of the row of @line, which must be there. */
+static u64 sites_live_at(struct kunit *test,
+			 const struct cmstat_site_stats *rows, unsigned int n,
+			 const char *function, unsigned int line, u64 *bytes)
+{
+	const struct cmstat_site_stats *row = sites_row(rows, n, function,
+							line);
+
+	KUNIT_ASSERT_NOT_NULL_MSG(test, row, "no row for line %u", line);
+	*bytes = row->live_bytes;
+	return row->live_objects;
+}
+
+/*
+ * A typed cache's objects and large allocations keep their sites however
+ * they are freed: through the cache, in bulk, without a size, after a
+ * grace period, with a size (whose free reads the large record).  The
+ * cache has a constructor and SLAB_TYPESAFE_BY_RCU, whose objects the tag,
+ * past the client's object, must leave as the constructor made them.
+ */
+static void sites_typed_large_frees(struct kunit *test)
+{
+	struct cmstat_heap *heap = cmstat_kunit_heap(test, "sites_frees");
+	struct cmstat_cache *cc =
+		cmstat_kunit_cache(test, heap, "sites_ctor",
+				   sizeof(struct sites_ctor_obj), 0,
+				   SLAB_TYPESAFE_BY_RCU, sites_ctor);
+	const size_t vsize = CMSTAT_ALLOC_MAX + PAGE_SIZE;
+	struct cmstat_site_stats *rows = sites_rows(test);
+	struct cmstat_heap_stats *st = sites_stats(test);
+	unsigned int one_line, bulk_line, rcu_line, big_line, vbig_line, n, i;
+	void *bulk[SITES_BULK], *one, *big, *vbig;
+	struct sites_ctor_obj *rcu;
+	u64 bytes;
+
+	cmstat_kunit_expect_no_leak(test, heap);
+	one_line = __LINE__ + 1;
+	one = cmstat_cache_alloc(cc, GFP_KERNEL);
+	bulk_line = __LINE__ + 1;
+	KUNIT_ASSERT_EQ(test, cmstat_cache_alloc_bulk(cc, GFP_KERNEL, SITES_BULK,
+						      bulk), SITES_BULK);
+	rcu_line = __LINE__ + 1;
+	rcu = cmstat_cache_alloc(cc, GFP_KERNEL);
+	big_line = __LINE__ + 1;
+	big = cmstat_alloc(heap, SZ_512K, GFP_KERNEL);
+	vbig_line = __LINE__ + 1;
+	vbig = cmstat_kvmalloc(heap, vsize, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, one);
+	KUNIT_ASSERT_NOT_NULL(test, rcu);
+	KUNIT_ASSERT_NOT_NULL(test, big);
+	KUNIT_ASSERT_NOT_NULL(test, vbig);
+	KUNIT_EXPECT_TRUE(test, is_vmalloc_addr(vbig));
+	KUNIT_EXPECT_NULL(test, memchr_inv(one, SITES_CTOR_BYTE,
+					   sizeof(struct sites_ctor_obj)));
+
+	n = sites_read(test, heap, rows, st);
+	sites_expect_sums(test, rows, n, st);
+	KUNIT_EXPECT_EQ(test, sites_live_at(test, rows, n, __func__, one_line,
+					    &bytes), 1);
+	KUNIT_EXPECT_EQ(test, bytes, sizeof(struct sites_ctor_obj));
+	KUNIT_EXPECT_EQ(test, sites_live_at(test, rows, n, __func__, bulk_line,
+					    &bytes), SITES_BULK);
+	KUNIT_EXPECT_EQ(test, sites_live_at(test, rows, n, __func__, rcu_line,
+					    &bytes), 1);
+	KUNIT_EXPECT_EQ(test, sites_live_at(test, rows, n, __func__, big_line,
+					    &bytes), 1);
+	KUNIT_EXPECT_EQ(test, bytes, SZ_512K);
+	KUNIT_EXPECT_EQ(test, sites_live_at(test, rows, n, __func__, vbig_line,
+					    &bytes), 1);
+	KUNIT_EXPECT_EQ(test, bytes, vsize);
+	KUNIT_EXPECT_EQ(test, rows[0].mallocs, 0);
+
+	sites_free_elsewhere(heap, one);
+	cmstat_cache_free(cc, bulk[0]);
+	cmstat_cache_free_bulk(cc, SITES_BULK - 1, bulk + 1);
+	cmstat_kfree_rcu(heap, rcu, rcu);
+	cmstat_free(heap, big, SZ_512K);
+	sites_free_elsewhere(heap, vbig);
+	n = sites_read(test, heap, rows, st);
+	sites_expect_sums(test, rows, n, st);
+	for (i = 0; i < n; i++) {
+		KUNIT_EXPECT_EQ(test, rows[i].live_objects, 0);
+		KUNIT_EXPECT_EQ(test, rows[i].mallocs, rows[i].frees);
+	}
+	KUNIT_EXPECT_EQ(test, rows[0].frees, 0);
 }
 
 /*
@@ -717,6 +830,7 @@ static void sites_stress(struct kunit *test)
 
 static struct kunit_case sites_cases[] = {
 	KUNIT_CASE(sites_rows_exact),
+	KUNIT_CASE(sites_typed_large_frees),
 	KUNIT_CASE(sites_nodes_exact),
 	KUNIT_CASE(sites_tag_room),
 	KUNIT_CASE(sites_leak_report_names_line),

@@ -180,8 +180,8 @@ static bool cmstat_gfp_refused(struct cmstat_heap *heap, size_t size,
  * counted unless CMSTAT_AF_QUIET: the caller has another way to go.  In a
  * heap with site rows a class object has room for its tag, and is tagged
  * with @site's column, or unattributed for a NULL @site (cmstat.ko's own
- * callers, which do not know theirs).  A large allocation counts
- * unattributed: its record has no room for a column.
+ * callers, which do not know theirs); a large one keeps the column in its
+ * record.
  */
 void *cmstat_alloc_from(struct cmstat_heap *heap, size_t size, gfp_t gfp,
 			int node, unsigned int how, unsigned long caller,
@@ -220,7 +220,7 @@ void *cmstat_alloc_from(struct cmstat_heap *heap, size_t size, gfp_t gfp,
 					   gfp);
 	}
 	obj = size <= CMSTAT_ALLOC_MAX ? kmalloc_node(size, gfp, node) : NULL;
-	return cmstat_large_done(heap, obj, size, false, gfp, how);
+	return cmstat_large_done(heap, obj, size, false, gfp, how, site);
 }
 
 /**
@@ -232,18 +232,25 @@ void *cmstat_alloc_from(struct cmstat_heap *heap, size_t size, gfp_t gfp,
  *	power-of-two block of them
  * @gfp: the allocation's flags
  * @how: CMSTAT_AF_QUIET not to count a failure
+ * @site: the call site's descriptor, or NULL
  *
- * Records @obj for the frees without a size, tracks it with
+ * Records @obj, with @site's column in a heap with site rows, for the
+ * frees (which come without a size, or without a site), tracks it with
  * debug_free=1, and counts it; if any of that fails, frees it.
  *
  * Return: @obj, or NULL.
  */
 void *cmstat_large_done(struct cmstat_heap *heap, void *obj, size_t size,
-			bool vmalloc, gfp_t gfp, unsigned int how)
+			bool vmalloc, gfp_t gfp, unsigned int how,
+			struct cmstat_site *site)
 {
+	int col = CMSTAT_SITE_UNATTRIBUTED;
 	size_t held;
 
-	if (obj && cmstat_large_record(obj, size, vmalloc, gfp)) {
+	if (obj && site && __cmstat_heap_has_sites(heap))
+		col = max(__cmstat_site_col(heap, site),
+			  CMSTAT_SITE_UNATTRIBUTED);
+	if (obj && cmstat_large_record(obj, size, vmalloc, col, gfp)) {
 		kvfree(obj);
 		obj = NULL;
 	}
@@ -261,7 +268,7 @@ void *cmstat_large_done(struct cmstat_heap *heap, void *obj, size_t size,
 	cmstat_account(heap, CMSTAT_HC_LARGE_MALLOCS,
 		       CMSTAT_HC_REQUESTED_ALLOC_BYTES, size,
 		       CMSTAT_HC_LARGE_ALLOC_BYTES, held,
-		       cmstat_site_count_of(heap, obj, -1, held, false));
+		       cmstat_large_site(heap, obj, col, held, false));
 	return obj;
 }
 
@@ -326,14 +333,20 @@ void *__cmstat_alloc_at(struct cmstat_heap *heap, size_t size, gfp_t gfp,
 }
 EXPORT_SYMBOL_GPL(__cmstat_alloc_at);
 
-/* Free a large allocation of @size, found cmstat's, and count it. */
+/*
+ * Free a large allocation of @size, found cmstat's, and count it, in the
+ * column its record names.
+ */
 static void cmstat_free_large(struct cmstat_heap *heap, const void *obj,
 			      size_t size)
 {
 	size_t held = cmstat_alloc_held_bytes(size);
-	/* Read while @obj is allocated: its node, if counted. */
-	struct cmstat_site_count site = cmstat_site_count_of(heap, obj, -1,
-							     held, true);
+	struct cmstat_site_count site;
+	struct cmstat_owner owner;
+
+	/* Read while @obj is allocated: its record, and its node. */
+	cmstat_owner_of(obj, &owner);
+	site = cmstat_large_site(heap, obj, owner.col, held, true);
 
 	cmstat_large_release(obj);
 	cmstat_account(heap, CMSTAT_HC_LARGE_FREES,

@@ -65,7 +65,10 @@ cmstat_cache_create_args(struct cmstat_heap *heap, const char *name,
 	cp->cc.heap = heap;
 	cp->cc.slots = heap->slots;
 	cp->cc.size = size;
-	slab_size = cmstat_later_cache_size(size, args->ctor, flags);
+	/* A heap with site rows tags each object past the client's. */
+	cp->obj_size = __cmstat_cache_sited(&cp->cc) && size <= KMALLOC_MAX_SIZE ?
+		       __cmstat_cache_tag_end(&cp->cc) : size;
+	slab_size = cmstat_later_cache_size(cp->obj_size, args->ctor, flags);
 	cp->cc.slab = cmstat_kmem_cache_create(name, slab_size, args,
 					       flags | CMSTAT_SLAB_NO_MERGE);
 	if (!cp->cc.slab)
@@ -200,13 +203,13 @@ int cmstat_cache_read(struct cmstat_cache *cc, struct cmstat_cache_stats *st)
 EXPORT_SYMBOL_GPL(cmstat_cache_read);
 
 /*
- * @n allocations from @cc, @objs, or frees of them into it, in one
- * section.  The objects are still allocated: their nodes are read.
+ * @n allocations from @cc, @objs, for @site, or frees of them into it, in
+ * one section.  The objects are still allocated: an allocation's are
+ * tagged, a free's tags and every object's node are read.
  */
 static void cmstat_cache_account(struct cmstat_cache *cc, bool free, size_t n,
-				 void **objs)
+				 void **objs, struct cmstat_site *site)
 {
-	int col = __cmstat_site_unattributed(cc->heap);
 	struct cmstat_section sec;
 	u64 __percpu *slot;
 	size_t i;
@@ -219,13 +222,10 @@ static void cmstat_cache_account(struct cmstat_cache *cc, bool free, size_t n,
 	cmstat_section_add(slot, free ? CMSTAT_HC_CACHE_FREE_BYTES :
 					CMSTAT_HC_CACHE_ALLOC_BYTES,
 			   n * cc->size);
-	/* A typed cache's objects are unattributed in their heap's sites. */
-	__cmstat_site_add(&sec, cc->heap, col, free, n, cc->size);
-	if (col >= 0 && static_branch_unlikely(&cmstat_by_node_key))
-		for (i = 0; i < n; i++)
-			__cmstat_node_add(&sec, cc->heap,
-					  __cmstat_obj_nid(objs[i]), free, 1,
-					  cc->size);
+	for (i = 0; i < n && __cmstat_cache_sited(cc); i++)
+		__cmstat_site_count(&sec, free ?
+				    __cmstat_cache_site(cc, objs[i]) :
+				    __cmstat_cache_tag(cc, objs[i], site));
 	cmstat_section_end(&sec);
 }
 
@@ -234,13 +234,15 @@ static void cmstat_cache_account(struct cmstat_cache *cc, bool free, size_t n,
  * @cc: the cache
  * @obj: what its slab cache returned, or NULL
  * @gfp: the allocation's flags
+ * @site: the call site's descriptor, or NULL
  *
  * For the inline cmstat_cache_alloc() with debug_free=1.  Not for direct
  * use.
  *
  * Return: @obj, or NULL if it could not be tracked (then it is freed).
  */
-void *__cmstat_cache_alloc_tail(struct cmstat_cache *cc, void *obj, gfp_t gfp)
+void *__cmstat_cache_alloc_tail(struct cmstat_cache *cc, void *obj, gfp_t gfp,
+				struct cmstat_site *site)
 {
 	if (obj && cmstat_debug_track(cc->heap, obj, cc->size, gfp)) {
 		kmem_cache_free(cc->slab, obj);
@@ -250,7 +252,7 @@ void *__cmstat_cache_alloc_tail(struct cmstat_cache *cc, void *obj, gfp_t gfp)
 		__cmstat_alloc_failed(cc->heap);
 		return NULL;
 	}
-	cmstat_cache_account(cc, false, 1, &obj);
+	cmstat_cache_account(cc, false, 1, &obj, site);
 	return obj;
 }
 EXPORT_SYMBOL_GPL(__cmstat_cache_alloc_tail);
@@ -266,10 +268,40 @@ void __cmstat_cache_free_tail(struct cmstat_cache *cc, void *obj)
 {
 	if (!obj || !cmstat_debug_untrack(cc->heap, obj, cc->size))
 		return;
-	cmstat_cache_account(cc, true, 1, &obj);
+	cmstat_cache_account(cc, true, 1, &obj, NULL);
 	__cmstat_kfree(obj);
 }
 EXPORT_SYMBOL_GPL(__cmstat_cache_free_tail);
+
+/**
+ * __cmstat_cache_alloc_lru_at() - allocate on a list_lru's node, for a
+ *	call site
+ * @cc: the cache
+ * @lru: as for kmem_cache_alloc_lru()
+ * @gfp: allocation flags
+ * @site: the call site's descriptor, or NULL
+ *
+ * What cmstat_cache_alloc_lru() becomes in a module built with
+ * CMSTAT_SITES.  Not for direct use.
+ *
+ * Return: as cmstat_cache_alloc().
+ */
+void *__cmstat_cache_alloc_lru_at(struct cmstat_cache *cc,
+				  struct list_lru *lru, gfp_t gfp,
+				  struct cmstat_site *site)
+{
+	void *obj;
+
+	if (__cmstat_atomic_rt())
+		return __cmstat_alloc_refused_rt(cc->heap, _RET_IP_);
+	/* A @site's macro tagged its line for allocation profiling. */
+	if (site)
+		obj = cmstat_slab_alloc_lru_noprof(cc->slab, lru, gfp);
+	else
+		obj = kmem_cache_alloc_lru(cc->slab, lru, gfp);
+	return __cmstat_cache_alloc_done(cc, obj, gfp, site);
+}
+EXPORT_SYMBOL_GPL(__cmstat_cache_alloc_lru_at);
 
 /**
  * cmstat_cache_alloc_lru() - allocate an object on a list_lru's node
@@ -285,13 +317,54 @@ EXPORT_SYMBOL_GPL(__cmstat_cache_free_tail);
 void *cmstat_cache_alloc_lru(struct cmstat_cache *cc, struct list_lru *lru,
 			     gfp_t gfp)
 {
-	if (__cmstat_atomic_rt())
-		return __cmstat_alloc_refused_rt(cc->heap, _RET_IP_);
-	return __cmstat_cache_alloc_done(cc,
-					 kmem_cache_alloc_lru(cc->slab, lru,
-							      gfp), gfp);
+	return __cmstat_cache_alloc_lru_at(cc, lru, gfp, NULL);
 }
 EXPORT_SYMBOL_GPL(cmstat_cache_alloc_lru);
+
+/**
+ * __cmstat_cache_alloc_bulk_at() - allocate objects in bulk, for a call
+ *	site
+ * @cc: the cache
+ * @gfp: allocation flags
+ * @n: how many
+ * @objs: filled with them
+ * @site: the call site's descriptor, or NULL
+ *
+ * What cmstat_cache_alloc_bulk() becomes in a module built with
+ * CMSTAT_SITES.  Not for direct use.
+ *
+ * Return: as cmstat_cache_alloc_bulk().
+ */
+int __cmstat_cache_alloc_bulk_at(struct cmstat_cache *cc, gfp_t gfp, size_t n,
+				 void **objs, struct cmstat_site *site)
+{
+	size_t i;
+
+	if (__cmstat_atomic_rt()) {
+		__cmstat_alloc_refused_rt(cc->heap, _RET_IP_);
+		return 0;
+	}
+	if (cmstat_debug_free_enabled()) {
+		for (i = 0; i < n; i++) {
+			objs[i] = __cmstat_cache_alloc_at(cc, gfp, NUMA_NO_NODE,
+							  site);
+			if (!objs[i]) {
+				cmstat_cache_free_bulk(cc, i, objs);
+				return 0;
+			}
+		}
+		return n;
+	}
+	if (!(site ? cmstat_slab_alloc_bulk_noprof(cc->slab, gfp, n, objs) :
+		     kmem_cache_alloc_bulk(cc->slab, gfp, n, objs))) {
+		__cmstat_alloc_failed(cc->heap);
+		return 0;
+	}
+	if (n)
+		cmstat_cache_account(cc, false, n, objs, site);
+	return n;
+}
+EXPORT_SYMBOL_GPL(__cmstat_cache_alloc_bulk_at);
 
 /**
  * cmstat_cache_alloc_bulk() - allocate objects in bulk
@@ -308,29 +381,7 @@ EXPORT_SYMBOL_GPL(cmstat_cache_alloc_lru);
 int cmstat_cache_alloc_bulk(struct cmstat_cache *cc, gfp_t gfp, size_t n,
 			    void **objs)
 {
-	size_t i;
-
-	if (__cmstat_atomic_rt()) {
-		__cmstat_alloc_refused_rt(cc->heap, _RET_IP_);
-		return 0;
-	}
-	if (cmstat_debug_free_enabled()) {
-		for (i = 0; i < n; i++) {
-			objs[i] = cmstat_cache_alloc(cc, gfp);
-			if (!objs[i]) {
-				cmstat_cache_free_bulk(cc, i, objs);
-				return 0;
-			}
-		}
-		return n;
-	}
-	if (!kmem_cache_alloc_bulk(cc->slab, gfp, n, objs)) {
-		__cmstat_alloc_failed(cc->heap);
-		return 0;
-	}
-	if (n)
-		cmstat_cache_account(cc, false, n, objs);
-	return n;
+	return __cmstat_cache_alloc_bulk_at(cc, gfp, n, objs, NULL);
 }
 EXPORT_SYMBOL_GPL(cmstat_cache_alloc_bulk);
 
@@ -353,7 +404,7 @@ void cmstat_cache_free_bulk(struct cmstat_cache *cc, size_t n, void **objs)
 		return;
 	}
 	if (n)
-		cmstat_cache_account(cc, true, n, objs);
+		cmstat_cache_account(cc, true, n, objs, NULL);
 	kmem_cache_free_bulk(cc->slab, n, objs);
 }
 EXPORT_SYMBOL_GPL(cmstat_cache_free_bulk);

@@ -112,7 +112,7 @@ static void cmstat_later(struct llist_head *list, struct llist_node *link)
 
 /**
  * cmstat_later_cache_size() - the size to make a typed cache's objects
- * @size: the client's object size
+ * @size: the client's object size, with a sited heap's tag
  * @ctor: whether the cache has a constructor
  * @flags: its SLAB_* flags
  *
@@ -149,9 +149,9 @@ void __cmstat_free_later(const void *obj)
 		return;
 	cmstat_owner_of(obj, &owner);
 	if (owner.kind == CMSTAT_OWNER_CACHE) {
-		/* Made larger than the client's object for the link. */
+		/* Made larger than the client's object (and tag) for the link. */
 		size = kmem_cache_size(owner.cc->slab);
-		if (size != owner.cc->size) {
+		if (size != cmstat_cache_priv(owner.cc)->obj_size) {
 			cmstat_later(&cmstat_later_past,
 				     (void *)((char *)obj + size -
 					      sizeof(struct llist_node)));

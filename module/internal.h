@@ -41,7 +41,8 @@ void *cmstat_alloc_from(struct cmstat_heap *heap, size_t size, gfp_t gfp,
 			int node, unsigned int how, unsigned long caller,
 			struct cmstat_site *site);
 void *cmstat_large_done(struct cmstat_heap *heap, void *obj, size_t size,
-			bool vmalloc, gfp_t gfp, unsigned int how);
+			bool vmalloc, gfp_t gfp, unsigned int how,
+			struct cmstat_site *site);
 
 /*
  * Whether cmstat_alloc_from() refuses @gfp for @size: any zone modifier
@@ -67,6 +68,7 @@ struct cmstat_sysfs_cache;
  */
 struct cmstat_cache_priv {
 	struct cmstat_cache cc;
+	unsigned int obj_size;	/* cc.size, and a sited heap's tag after it */
 	struct hlist_node hash;
 	struct rcu_head rcu;
 	char name[CMSTAT_CACHE_NAME_MAX + 1];
@@ -109,6 +111,7 @@ struct cmstat_owner {
 	struct cmstat_cache *cc;
 	size_t size;
 	bool vmalloc;
+	int col;
 	struct cmstat_site_count site;
 };
 
@@ -141,7 +144,7 @@ int __init cmstat_owner_init(void);
 void cmstat_owner_of(const void *obj, struct cmstat_owner *owner);
 void cmstat_owner_add_cache(struct cmstat_cache_priv *cp);
 void cmstat_owner_del_cache(struct cmstat_cache_priv *cp);
-int cmstat_large_record(const void *obj, size_t size, bool vmalloc,
+int cmstat_large_record(const void *obj, size_t size, bool vmalloc, int col,
 			gfp_t gfp);
 void cmstat_large_forget(const void *obj);
 
@@ -296,6 +299,32 @@ cmstat_site_count_of(struct cmstat_heap *heap, const void *obj, int class,
 		count.col = __cmstat_site_unattributed(heap);
 	if (count.col >= 0)
 		count.nid = __cmstat_node_of(obj);
+	return count;
+}
+
+/*
+ * What a large allocation at column @col (from its record: see
+ * cmstat_large_record()) adds to @heap's site and node rows, or takes
+ * from them if @free.  A column @heap has no set for, which only a free
+ * through the wrong heap can give, counts unattributed.
+ */
+static inline struct cmstat_site_count
+cmstat_large_site(struct cmstat_heap *heap, const void *obj, int col,
+		  size_t held, bool free)
+{
+	struct cmstat_site_count count = {
+		.heap = heap,
+		.col = -1,
+		.held = held,
+		.free = free,
+	};
+
+	if (!__cmstat_heap_has_sites(heap))
+		return count;
+	/* Published before any record holds its column: __cmstat_site_col(). */
+	count.col = READ_ONCE(heap->site_slots[col / CMSTAT_SITES_PER_SET]) ?
+		    col : CMSTAT_SITE_UNATTRIBUTED;
+	count.nid = __cmstat_node_of(obj);
 	return count;
 }
 

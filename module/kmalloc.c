@@ -37,13 +37,11 @@ static void cmstat_owner_site(struct cmstat_heap *heap, const void *obj,
 						   true);
 		break;
 	case CMSTAT_OWNER_CACHE:
-		owner->site = cmstat_site_count_of(owner->cc->heap, obj, -1,
-						   owner->cc->size, true);
+		owner->site = __cmstat_cache_site(owner->cc, obj);
 		break;
 	case CMSTAT_OWNER_LARGE:
-		owner->site = cmstat_site_count_of(heap, obj, -1,
-						   cmstat_large_held(owner),
-						   true);
+		owner->site = cmstat_large_site(heap, obj, owner->col,
+						cmstat_large_held(owner), true);
 		break;
 	case CMSTAT_OWNER_FOREIGN:
 		owner->site = __CMSTAT_NO_SITE;
@@ -363,8 +361,13 @@ static void *cmstat_kvalloc_from(struct cmstat_heap *heap, size_t size,
 		__cmstat_alloc_failed(heap);
 		return NULL;
 	}
-	obj = size <= INT_MAX ? __vmalloc(size, gfp & CMSTAT_VMALLOC_GFP) : NULL;
-	return cmstat_large_done(heap, obj, size, true, gfp, 0);
+	if (size > INT_MAX)
+		obj = NULL;
+	else if (site)	/* whose macro tagged its line for profiling */
+		obj = cmstat_vmalloc_noprof(size, gfp & CMSTAT_VMALLOC_GFP);
+	else
+		obj = __vmalloc(size, gfp & CMSTAT_VMALLOC_GFP);
+	return cmstat_large_done(heap, obj, size, true, gfp, 0, site);
 }
 
 /**

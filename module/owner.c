@@ -36,9 +36,14 @@ static DEFINE_HASHTABLE(cmstat_typed_caches, 6);
 static DEFINE_SPINLOCK(cmstat_typed_caches_lock);
 
 /*
- * Large allocations, by address: the bytes asked for, shifted left once,
- * with bit 0 set when vmalloc() gave them (cmstat_kvmalloc_node()).
+ * Large allocations, by address, in an xarray value: bit 0 set when
+ * vmalloc() gave them (cmstat_kvmalloc_node()), the column of their call
+ * site in a heap with site rows above it, and the bytes asked for above
+ * that.  A 32-bit value has no room for a column beside a size of up to
+ * a GiB: there, large allocations count unattributed.
  */
+#define CMSTAT_LARGE_COL_BITS	(BITS_PER_LONG == 64 ? CMSTAT_SITE_COL_BITS : 0)
+#define CMSTAT_LARGE_SIZE_SHIFT	(1 + CMSTAT_LARGE_COL_BITS)
 static DEFINE_XARRAY_FLAGS(cmstat_large_objs, XA_FLAGS_LOCK_IRQ);
 
 static struct cmstat_cache *cmstat_typed_cache_of(const struct kmem_cache *s)
@@ -86,7 +91,9 @@ void cmstat_owner_of(const void *obj, struct cmstat_owner *owner)
 	entry = xa_load(&cmstat_large_objs, (unsigned long)obj);
 	if (entry) {
 		owner->kind = CMSTAT_OWNER_LARGE;
-		owner->size = xa_to_value(entry) >> 1;
+		owner->size = xa_to_value(entry) >> CMSTAT_LARGE_SIZE_SHIFT;
+		owner->col = (xa_to_value(entry) >> 1) &
+			     (BIT(CMSTAT_LARGE_COL_BITS) - 1);
 		owner->vmalloc = xa_to_value(entry) & 1;
 	}
 }
@@ -112,14 +119,17 @@ void cmstat_owner_del_cache(struct cmstat_cache_priv *cp)
  * @obj: what the page allocator (or vmalloc()) gave
  * @size: the bytes asked for
  * @vmalloc: whether vmalloc() gave it
+ * @col: its call site's column in a heap with site rows, or 0
  * @gfp: the allocation's flags: the record is made in its context
  *
  * Return: 0, or -ENOMEM (then the caller frees @obj and fails).
  */
-int cmstat_large_record(const void *obj, size_t size, bool vmalloc,
+int cmstat_large_record(const void *obj, size_t size, bool vmalloc, int col,
 			gfp_t gfp)
 {
-	void *entry = xa_mk_value(size << 1 | vmalloc);
+	unsigned long col_bits = col & (BIT(CMSTAT_LARGE_COL_BITS) - 1);
+	void *entry = xa_mk_value(size << CMSTAT_LARGE_SIZE_SHIFT |
+				  col_bits << 1 | vmalloc);
 	unsigned long flags;
 
 	/* Any context the allocation may run in, hardirq included. */

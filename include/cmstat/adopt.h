@@ -608,34 +608,31 @@ __cmstat_adopt_cache_of(struct kmem_cache *s)
 	return cmstat_heap_cache_of(__CMSTAT_ADOPT_H, s);
 }
 
+/*
+ * The allocations take the call site's descriptor: NULL in a module built
+ * without CMSTAT_SITES, where it folds away.
+ */
 static __always_inline void *
-__cmstat_adopt_cache_alloc(struct kmem_cache *s, gfp_t gfp)
+__cmstat_adopt_cache_alloc(struct kmem_cache *s, gfp_t gfp, int node,
+			   struct cmstat_site *site)
 {
 	struct cmstat_cache *cc = __cmstat_adopt_cache_of(s);
 
 	if (likely(cc))
-		return cmstat_cache_alloc(cc, gfp);
-	return __cmstat_kernel_cache_alloc(s, gfp);
-}
-
-static __always_inline void *
-__cmstat_adopt_cache_alloc_node(struct kmem_cache *s, gfp_t gfp, int node)
-{
-	struct cmstat_cache *cc = __cmstat_adopt_cache_of(s);
-
-	if (likely(cc))
-		return cmstat_cache_alloc_node(cc, gfp, node);
+		return __cmstat_cache_alloc_at(cc, gfp, node, site);
+	if (__builtin_constant_p(node) && node == NUMA_NO_NODE)
+		return __cmstat_kernel_cache_alloc(s, gfp);
 	return __cmstat_kernel_cache_alloc_node(s, gfp, node);
 }
 
 static __always_inline void *
 __cmstat_adopt_cache_alloc_lru(struct kmem_cache *s, struct list_lru *lru,
-			       gfp_t gfp)
+			       gfp_t gfp, struct cmstat_site *site)
 {
 	struct cmstat_cache *cc = __cmstat_adopt_cache_of(s);
 
 	if (likely(cc))
-		return cmstat_cache_alloc_lru(cc, lru, gfp);
+		return __cmstat_cache_alloc_lru_at(cc, lru, gfp, site);
 	return __cmstat_kernel_cache_alloc_lru(s, lru, gfp);
 }
 
@@ -652,12 +649,13 @@ __cmstat_adopt_cache_free(struct kmem_cache *s, void *obj)
 
 static inline int __cmstat_adopt_cache_alloc_bulk(struct kmem_cache *s,
 						  gfp_t gfp, size_t n,
-						  void **objs)
+						  void **objs,
+						  struct cmstat_site *site)
 {
 	struct cmstat_cache *cc = __cmstat_adopt_cache_of(s);
 
 	if (cc)
-		return cmstat_cache_alloc_bulk(cc, gfp, n, objs);
+		return __cmstat_cache_alloc_bulk_at(cc, gfp, n, objs, site);
 	return __cmstat_kernel_cache_alloc_bulk(s, gfp, n, objs);
 }
 
@@ -711,22 +709,34 @@ static inline void __cmstat_adopt_cache_destroy(struct kmem_cache *s)
 
 #undef kmem_cache_destroy
 #define kmem_cache_destroy(cache)	__cmstat_adopt_cache_destroy(cache)
+/*
+ * With CMSTAT_SITES, each a call site of the typed cache's heap, and of
+ * allocation profiling (see __cmstat_site_hooks()); a kernel cache's
+ * allocation is profiled where the kernel's own macro is, in this file.
+ */
 #undef kmem_cache_alloc
-#define kmem_cache_alloc(cache, gfp)	__cmstat_adopt_cache_alloc(cache, gfp)
+#define kmem_cache_alloc(cache, gfp)					\
+	__cmstat_site_hooks(__cmstat_adopt_cache_alloc(cache, gfp,	\
+						       NUMA_NO_NODE,	\
+						       __CMSTAT_SITE_HERE()))
 #undef kmem_cache_zalloc
 #define kmem_cache_zalloc(cache, gfp)					\
-	__cmstat_adopt_cache_alloc(cache, (gfp) | __GFP_ZERO)
+	kmem_cache_alloc(cache, (gfp) | __GFP_ZERO)
 #undef kmem_cache_alloc_node
 #define kmem_cache_alloc_node(cache, gfp, node)				\
-	__cmstat_adopt_cache_alloc_node(cache, gfp, node)
+	__cmstat_site_hooks(__cmstat_adopt_cache_alloc(cache, gfp, node, \
+						       __CMSTAT_SITE_HERE()))
 #undef kmem_cache_alloc_lru
 #define kmem_cache_alloc_lru(cache, lru, gfp)				\
-	__cmstat_adopt_cache_alloc_lru(cache, lru, gfp)
+	__cmstat_site_hooks(__cmstat_adopt_cache_alloc_lru(cache, lru, gfp, \
+							   __CMSTAT_SITE_HERE()))
 #undef kmem_cache_free
 #define kmem_cache_free(cache, obj)	__cmstat_adopt_cache_free(cache, obj)
 #undef kmem_cache_alloc_bulk
 #define kmem_cache_alloc_bulk(cache, gfp, n, objs)			\
-	__cmstat_adopt_cache_alloc_bulk(cache, gfp, n, objs)
+	__cmstat_site_hooks(__cmstat_adopt_cache_alloc_bulk(cache, gfp, n, \
+							    objs,	\
+							    __CMSTAT_SITE_HERE()))
 #undef kmem_cache_free_bulk
 #define kmem_cache_free_bulk(cache, n, objs)				\
 	__cmstat_adopt_cache_free_bulk(cache, n, objs)

@@ -36,8 +36,13 @@ void *cmstat_cache_alloc_lru(struct cmstat_cache *cc, struct list_lru *lru,
 int cmstat_cache_alloc_bulk(struct cmstat_cache *cc, gfp_t gfp, size_t n,
 			    void **objs);
 void cmstat_cache_free_bulk(struct cmstat_cache *cc, size_t n, void **objs);
+void *__cmstat_cache_alloc_lru_at(struct cmstat_cache *cc,
+				  struct list_lru *lru, gfp_t gfp,
+				  struct cmstat_site *site);
+int __cmstat_cache_alloc_bulk_at(struct cmstat_cache *cc, gfp_t gfp, size_t n,
+				 void **objs, struct cmstat_site *site);
 void *__cmstat_cache_alloc_tail(struct cmstat_cache *cc, void *obj,
-				gfp_t gfp);
+				gfp_t gfp, struct cmstat_site *site);
 void __cmstat_cache_free_tail(struct cmstat_cache *cc, void *obj);
 
 /**
@@ -143,28 +148,76 @@ cmstat_heap_cache_of(const struct cmstat_heap *heap,
 }
 
 /*
- * What @obj, an object of @cc still allocated, adds to its heap's site
- * rows: the unattributed column of a heap with site rows (see
- * __CMSTAT_SITES_ASKED), and its node's row.
+ * Whether this build counts @cc's objects in its heap's site rows: a heap
+ * with site rows, in a build that asks (see __CMSTAT_SITES_ASKED).  Such
+ * a cache's objects carry a tag past the client's object, as a class
+ * object does in its last four bytes: cmstat_cache_create_args() makes
+ * the slab's objects that much larger.
  */
-static __always_inline struct cmstat_site_count
-__cmstat_cache_site(const struct cmstat_cache *cc, const void *obj, bool free)
+static __always_inline bool __cmstat_cache_sited(const struct cmstat_cache *cc)
 {
-	struct cmstat_site_count count = __CMSTAT_NO_SITE;
-
-	if (__CMSTAT_SITES_ASKED) {
-		count.heap = cc->heap;
-		count.col = __cmstat_site_unattributed(cc->heap);
-		count.nid = count.col < 0 ? 0 : __cmstat_node_of(obj);
-		count.held = cc->size;
-		count.free = free;
-	}
-	return count;
+	return __CMSTAT_SITES_ASKED && __cmstat_heap_has_sites(cc->heap);
 }
 
-/* The accounting of an allocation from @cc that returned @obj. */
+/* The end of the tag of a sited cache's object, from the object's start. */
+static __always_inline size_t
+__cmstat_cache_tag_end(const struct cmstat_cache *cc)
+{
+	return ALIGN(cc->size, CMSTAT_SITE_TAG_SIZE) + CMSTAT_SITE_TAG_SIZE;
+}
+
+static __always_inline struct cmstat_site_count
+__cmstat_cache_count(const struct cmstat_cache *cc, const void *obj, int col,
+		     bool free)
+{
+	return (struct cmstat_site_count){
+		.heap = cc->heap,
+		.col = col,
+		.nid = __cmstat_node_of(obj),
+		.held = cc->size,
+		.free = free,
+	};
+}
+
+/*
+ * Tag @obj, just allocated from @cc, with @site's column (unattributed
+ * for a NULL @site: cmstat.ko's own callers): what it adds to its heap's
+ * site and node rows.
+ */
+static __always_inline struct cmstat_site_count
+__cmstat_cache_tag(const struct cmstat_cache *cc, void *obj,
+		   struct cmstat_site *site)
+{
+	int col;
+
+	if (!__cmstat_cache_sited(cc))
+		return __CMSTAT_NO_SITE;
+	col = site ? __cmstat_site_col(cc->heap, site) :
+		     CMSTAT_SITE_UNATTRIBUTED;
+	*__cmstat_site_tag(obj, __cmstat_cache_tag_end(cc)) =
+		CMSTAT_SITE_TAG_MAGIC | max(col, CMSTAT_SITE_UNATTRIBUTED);
+	return __cmstat_cache_count(cc, obj, col, false);
+}
+
+/*
+ * What freeing @obj, an object of @cc still allocated, takes from its
+ * heap's site and node rows: the column its tag names.
+ */
+static __always_inline struct cmstat_site_count
+__cmstat_cache_site(const struct cmstat_cache *cc, const void *obj)
+{
+	if (!__cmstat_cache_sited(cc))
+		return __CMSTAT_NO_SITE;
+	return __cmstat_cache_count(cc, obj,
+				    __cmstat_site_col_of(cc->heap, obj,
+							 __cmstat_cache_tag_end(cc)),
+				    true);
+}
+
+/* The accounting of an allocation from @cc, for @site, that returned @obj. */
 static __always_inline void *__cmstat_cache_alloc_done(struct cmstat_cache *cc,
-						       void *obj, gfp_t gfp)
+						       void *obj, gfp_t gfp,
+						       struct cmstat_site *site)
 {
 	if (static_branch_likely(&cmstat_inline_accounting)) {
 		if (unlikely(!obj)) {
@@ -173,12 +226,34 @@ static __always_inline void *__cmstat_cache_alloc_done(struct cmstat_cache *cc,
 		}
 		__cmstat_account(&cc->slots, gfp, cc->mallocs_slot,
 				 CMSTAT_HC_CACHE_ALLOC_BYTES, cc->size,
-				 __cmstat_cache_site(cc, obj, false));
+				 __cmstat_cache_tag(cc, obj, site));
 		return obj;
 	}
 	if (static_branch_unlikely(&cmstat_debug_free_key))
-		return __cmstat_cache_alloc_tail(cc, obj, gfp);
+		return __cmstat_cache_alloc_tail(cc, obj, gfp, site);
 	return obj;
+}
+
+/*
+ * An allocation from @cc on @node, for @site.  With a site, its macro
+ * holds allocation profiling's tag (see __cmstat_site_hooks()), and the
+ * slab allocation keeps it.
+ */
+static __always_inline void *
+__cmstat_cache_alloc_at(struct cmstat_cache *cc, gfp_t gfp, int node,
+			struct cmstat_site *site)
+{
+	void *obj;
+
+	if (__cmstat_atomic_rt())
+		return __cmstat_alloc_refused_rt(cc->heap, _THIS_IP_);
+	if (site)
+		obj = cmstat_slab_alloc_node_noprof(cc->slab, gfp, node);
+	else if (__builtin_constant_p(node) && node == NUMA_NO_NODE)
+		obj = kmem_cache_alloc(cc->slab, gfp);
+	else
+		obj = kmem_cache_alloc_node(cc->slab, gfp, node);
+	return __cmstat_cache_alloc_done(cc, obj, gfp, site);
 }
 
 /**
@@ -193,10 +268,7 @@ static __always_inline void *__cmstat_cache_alloc_done(struct cmstat_cache *cc,
 static __always_inline void *cmstat_cache_alloc(struct cmstat_cache *cc,
 						gfp_t gfp)
 {
-	if (__cmstat_atomic_rt())
-		return __cmstat_alloc_refused_rt(cc->heap, _THIS_IP_);
-	return __cmstat_cache_alloc_done(cc, kmem_cache_alloc(cc->slab, gfp),
-					 gfp);
+	return __cmstat_cache_alloc_at(cc, gfp, NUMA_NO_NODE, NULL);
 }
 
 /**
@@ -224,11 +296,7 @@ static __always_inline void *cmstat_cache_zalloc(struct cmstat_cache *cc,
 static __always_inline void *
 cmstat_cache_alloc_node(struct cmstat_cache *cc, gfp_t gfp, int node)
 {
-	if (__cmstat_atomic_rt())
-		return __cmstat_alloc_refused_rt(cc->heap, _THIS_IP_);
-	return __cmstat_cache_alloc_done(cc,
-					 kmem_cache_alloc_node(cc->slab, gfp,
-							       node), gfp);
+	return __cmstat_cache_alloc_at(cc, gfp, node, NULL);
 }
 
 /**
@@ -253,7 +321,7 @@ static __always_inline void cmstat_cache_free(struct cmstat_cache *cc,
 
 		if (unlikely(!obj))
 			return;
-		site = __cmstat_cache_site(cc, obj, true);
+		site = __cmstat_cache_site(cc, obj);
 		__cmstat_kfree(obj);
 		__cmstat_account(&cc->slots, 0, cc->frees_slot,
 				 CMSTAT_HC_CACHE_FREE_BYTES, cc->size, site);
@@ -294,5 +362,30 @@ static inline int cmstat_cache_shrink(struct cmstat_cache *cc)
 {
 	return kmem_cache_shrink(cc->slab);
 }
+
+/*
+ * In a module built with CMSTAT_SITES, each allocation is its call site's,
+ * as cmstat_alloc()'s is (include/cmstat/alloc.h): the functions above,
+ * documented as they are, become macros that give the allocation this
+ * line's descriptor, and allocation profiling this line's tag.
+ */
+#ifdef CMSTAT_SITES
+#define cmstat_cache_alloc(cc, gfp)					\
+	__cmstat_site_hooks(__cmstat_cache_alloc_at(cc, gfp, NUMA_NO_NODE, \
+						    __CMSTAT_SITE_HERE()))
+#define cmstat_cache_zalloc(cc, gfp)					\
+	__cmstat_site_hooks(__cmstat_cache_alloc_at(cc, (gfp) | __GFP_ZERO, \
+						    NUMA_NO_NODE,	\
+						    __CMSTAT_SITE_HERE()))
+#define cmstat_cache_alloc_node(cc, gfp, node)				\
+	__cmstat_site_hooks(__cmstat_cache_alloc_at(cc, gfp, node,	\
+						    __CMSTAT_SITE_HERE()))
+#define cmstat_cache_alloc_lru(cc, lru, gfp)				\
+	__cmstat_site_hooks(__cmstat_cache_alloc_lru_at(cc, lru, gfp,	\
+							__CMSTAT_SITE_HERE()))
+#define cmstat_cache_alloc_bulk(cc, gfp, n, objs)			\
+	__cmstat_site_hooks(__cmstat_cache_alloc_bulk_at(cc, gfp, n, objs, \
+							 __CMSTAT_SITE_HERE()))
+#endif
 
 #endif /* _CMSTAT_CACHE_H */

@@ -92,10 +92,20 @@
 #define cmstat_slab_alloc_noprof(s, gfp)	kmem_cache_alloc_noprof(s, gfp)
 #define cmstat_slab_alloc_node_noprof(s, gfp, node)			\
 	kmem_cache_alloc_node_noprof(s, gfp, node)
+#define cmstat_slab_alloc_lru_noprof(s, lru, gfp)			\
+	kmem_cache_alloc_lru_noprof(s, lru, gfp)
+#define cmstat_slab_alloc_bulk_noprof(s, gfp, n, objs)			\
+	kmem_cache_alloc_bulk_noprof(s, gfp, n, objs)
+#define cmstat_vmalloc_noprof(size, gfp)	__vmalloc_noprof(size, gfp)
 #else
 #define cmstat_slab_alloc_noprof(s, gfp)	kmem_cache_alloc(s, gfp)
 #define cmstat_slab_alloc_node_noprof(s, gfp, node)			\
 	kmem_cache_alloc_node(s, gfp, node)
+#define cmstat_slab_alloc_lru_noprof(s, lru, gfp)			\
+	kmem_cache_alloc_lru(s, lru, gfp)
+#define cmstat_slab_alloc_bulk_noprof(s, gfp, n, objs)			\
+	kmem_cache_alloc_bulk(s, gfp, n, objs)
+#define cmstat_vmalloc_noprof(size, gfp)	__vmalloc(size, gfp)
 #endif
 #if defined(CMSTAT_HAVE_ALLOC_HOOKS) && defined(CMSTAT_SITES)
 #define __cmstat_site_hooks(call)	alloc_hooks(call)
