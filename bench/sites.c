@@ -4,7 +4,8 @@
  * CMSTAT_SITES (include/cmstat/site.h), in a heap with site rows, set
  * beside alloc.c's in the same run: the sized pair and the unsized one.
  * This file is built with CMSTAT_SITES (bench/Kbuild); the loops are
- * alloc.c's, over a heap this file creates, so each is one call site.
+ * alloc.c's, over a heap this file creates, so each is one call site; and
+ * a typed cache's pair, beside alloc.c's typed_alloc_free.
  * Then the reader's side: a cut of such a heap with one site and with
  * thousands, of which one was written since the last cut.
  */
@@ -17,9 +18,56 @@
 #include <linux/slab.h>
 
 #include <cmstat/alloc.h>
+#include <cmstat/cache.h>
 #include <cmstat/kmalloc.h>
 
 #include "bench.h"
+
+/*
+ * @iters pairs of a typed cache of @heap: its objects carry the tag past
+ * the client's.  Return: 0, or -ENOMEM.
+ */
+static noinline int sited_typed_pairs(struct cmstat_cache *cc,
+				      unsigned long iters)
+{
+	unsigned long i;
+	void *p;
+
+	for (i = 0; i < iters; i++) {
+		p = cmstat_cache_alloc(cc, GFP_KERNEL);
+		if (!p)
+			return -ENOMEM;
+		OPTIMIZER_HIDE_VAR(p);
+		cmstat_cache_free(cc, p);
+	}
+	return 0;
+}
+
+/*
+ * As "sites_typed_alloc_free": a typed cache of @size, of alloc.c's
+ * typed cache's geometry, in @heap.  Return: as sited_typed_pairs().
+ */
+static int sited_typed(struct cmstat_heap *heap, const char *group,
+		       size_t size, unsigned long iters)
+{
+	struct cmstat_cache *cc;
+	char name[12];
+	u64 start;
+	int err;
+
+	cc = cmstat_cache_create_usercopy(heap, "cmstat_bench_sites_typed",
+					  size, size & -size, 0, 0, size, NULL);
+	if (!cc)
+		return -ENOMEM;
+	start = ktime_get_ns();
+	err = sited_typed_pairs(cc, iters);
+	snprintf(name, sizeof(name), "%zu", size);
+	if (!err)
+		cmstat_bench_report(group, "sites_typed_alloc_free", name,
+				    ktime_get_ns() - start, iters);
+	cmstat_cache_destroy(cc);
+	return err;
+}
 
 /* @iters pairs of @size, sized or not.  Return: 0, or -ENOMEM. */
 static __always_inline int sited_pairs(struct cmstat_heap *heap,
@@ -69,7 +117,8 @@ SITED_SIZE(256)
  * @iters: pairs per case
  * @unsized: whether to time the unsized pair too
  *
- * At 8 and 256 B, as "sites_alloc_free" and "sites_kmalloc_kfree".
+ * At 8 and 256 B, as "sites_alloc_free" and "sites_kmalloc_kfree", and
+ * a typed cache's pair as "sites_typed_alloc_free".
  *
  * Return: 0, a cmstat_heap_create() error, or -ENOMEM.
  */
@@ -100,6 +149,8 @@ int cmstat_bench_sites(const char *group, unsigned long iters, bool unsized)
 						    ktime_get_ns() - start,
 						    iters);
 		}
+		if (!err)
+			err = sited_typed(heap, group, sizes[i].size, iters);
 	}
 	cmstat_heap_destroy(heap);
 	return err;
