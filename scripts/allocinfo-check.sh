@@ -18,12 +18,14 @@
 # The host then sets them side by side (scripts/allocinfo-compare.py): a
 # line per allocinfo line of [ext2] and [null_blk] and per site row of
 # their heaps, allocinfo's bytes and calls (live objects) beside cmstat's
-# live_bytes and live_objects, and a verdict: equal, or why they differ
-# (a typed cache, cmstat's own out-of-line lines, a call adopt.h does not
-# route, nothing allocated there yet).  It fails if a line that is a
-# cmstat site disagrees in either figure, if a site row with live objects
-# has no allocinfo line, or if no site was compared.  The whole table is
-# printed and saved as LOGDIR/allocinfo.txt.
+# live_bytes and live_objects, and a verdict: equal (a typed cache's line
+# at its slab's object size, s->size), or why they differ (cmstat's own
+# out-of-line lines, a call adopt.h does not route, nothing allocated
+# there yet).  It fails if a line that is a cmstat site disagrees in
+# either figure, if a site row with live objects has no allocinfo line,
+# if typed caches' objects are neither at their site rows nor
+# unattributed, or if no site was compared.  The whole table is printed
+# and saved as LOGDIR/allocinfo.txt.
 #
 # Knobs: LOGDIR=dir (the console log, what the guest handed over and the
 # table, default ./logs), CMSTAT_CACHE=dir (where the kernel is cached),

@@ -23,10 +23,15 @@ A line of a module built with CMSTAT_SITES is a cmstat site and a
 codetag at once (include/cmstat/compat.h, __cmstat_site_hooks()): both
 count the same objects, and allocinfo's bytes for a slab object are the
 cache's s->size, which for a class cache is the class size, cmstat's
-figure.  Exits 1 if such a line disagrees in either figure, if a site row
-with live objects has no allocinfo line, if a difference falls in no
-category, if the typed caches' objects do not match their lines, or if
-no site was compared; 2 on unreadable input.
+figure.  A typed cache's site row (its object size, live_bytes /
+live_objects, that of a typed cache of the heap) is compared with that
+cache's s->size from SLABS: larger than the object size cmstat counts by
+the site's tag, alignment and a free pointer past a constructor's object.
+Exits 1 if such a line disagrees in either figure, if a site row with
+live objects has no allocinfo line, if a difference falls in no
+category, if the typed caches' objects are neither at their site rows
+nor within the unattributed row, or if no site was compared; 2 on
+unreadable input.
 """
 
 import argparse
@@ -43,7 +48,8 @@ FILE_MAX = 95
 # (cmstat_kmalloc() and the rest, macros under CMSTAT_SITES), unless
 # --include names the headers the modules were built with, which say.
 SITED = {"kmalloc", "kzalloc", "kmalloc_array", "kcalloc",
-         "kmalloc_track_caller"}
+         "kmalloc_track_caller", "kmem_cache_alloc", "kmem_cache_zalloc",
+         "kmem_cache_alloc_lru", "alloc_inode_sb"}
 DEFINE = re.compile(r"#\s*define\s+(\w+)\(([^)]*)\)(.*)", re.S)
 ALLOC_NAME = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]*)\s*\(")
 ALLOCISH = re.compile(r"alloc|get_free|get_zeroed|page|percpu|dup|mempool")
@@ -158,27 +164,28 @@ def macros(path):
 
 def sited_calls(include):
     """The kernel's names that adopt.h turns into a cmstat call site: those
-    it defines as a cmstat_*() macro that, under CMSTAT_SITES, gives its
-    call a site (__CMSTAT_SITE_HERE(), or another such macro)."""
+    it defines as a macro that gives its call a site (__CMSTAT_SITE_HERE())
+    or calls one that does, adopt.h's own (kmem_cache_alloc() and its
+    family, alloc_inode_sb()) or another header's under CMSTAT_SITES
+    (cmstat_kmalloc() and the rest)."""
     cm = os.path.join(include, "cmstat")
     defs = []
+    adopted = set()
     for h in sorted(os.listdir(cm)):
-        if h.endswith(".h") and h != "adopt.h":
-            defs += [(n, b) for n, b, sites in macros(os.path.join(cm, h))
-                     if sites]
+        if not h.endswith(".h"):
+            continue
+        for n, b, sites in macros(os.path.join(cm, h)):
+            if h == "adopt.h":
+                adopted.add(n)
+            if sites or h == "adopt.h":
+                defs.append((n, b))
     sited = {n for n, b in defs if "__CMSTAT_SITE_HERE" in b}
     while True:
-        more = {n for n, b in defs
-                if set(re.findall(r"\b(cmstat_\w+)\s*\(", b)) & sited}
+        more = {n for n, b in defs if set(ALLOC_NAME.findall(b)) & sited}
         if more <= sited:
             break
         sited |= more
-    calls = set()
-    for n, b, _ in macros(os.path.join(cm, "adopt.h")):
-        first = re.search(r"\b(\w+)\s*\(", b)
-        if first and first[1] in sited:
-            calls.add(n)
-    return calls
+    return sited & adopted
 
 
 def key_of(function, file, line):
@@ -214,10 +221,6 @@ def classify(tag, srcdir, sited_names):
     site row; category None: a cmstat site that should have had one."""
     file, fn = tag["file"], tag["function"]
     live = tag["bytes"] or tag["calls"]
-    if file.endswith("include/cmstat/cache.h"):
-        return ("typed cache", f"{fn}() of cmstat/cache.h, inlined in each "
-                "file that allocates from a typed cache: cmstat counts its "
-                "objects in the unattributed row and the typed-cache table")
     if file.endswith("include/cmstat/adopt.h") and "kernel_cache" in fn:
         return ("kernel's cache", f"{fn}() of cmstat/adopt.h: a cache of "
                 "the kernel's, not on the heap; cmstat does not count it")
@@ -244,6 +247,41 @@ def classify(tag, srcdir, sited_names):
             "cmstat does not count it")
 
 
+def typed_cache_of(heap, site, slabs):
+    """The typed caches of @heap whose objects a site row's are, by their
+    size (live_bytes / live_objects), as (caches, (object_size, slab_size))
+    of their slab; or (None, why not) if none is, or if two of that size
+    have slabs of different sizes."""
+    n, b = site["live_objects"], site["live_bytes"]
+    if not n or b % n:
+        return None, "not whole objects of one size"
+    caches = [c for c in heap["caches"] if c["object_bytes"] == b // n]
+    if not caches:
+        return None, f"no typed cache of {b // n} B in the heap"
+    names = " and ".join(c["name"] for c in caches)
+    sizes = {slabs.get(c["name"]) for c in caches}
+    if None in sizes:
+        return None, f"no slab size of {names} (--slabs)"
+    if len(sizes) > 1:
+        slab = " and ".join(str(s[1]) for s in sorted(sizes))
+        return None, (f"typed caches {names} are both of {b // n} B, their "
+                      f"slabs of {slab} B: cannot tell which")
+    return caches, sizes.pop()
+
+
+def typed_why(caches, slab):
+    """Why allocinfo counts more per object than cmstat for a typed cache."""
+    obj = caches[0]["object_bytes"]
+    names = " or ".join(c["name"] for c in caches)
+    same = (f" ({len(caches)} typed caches of the heap have {obj} B objects "
+            "and slabs of that size)" if len(caches) > 1 else "")
+    return (f"typed cache {names}{same}: allocinfo counts its slab object, "
+            f"{slab[1]} B, {slab[1] - obj} B more each than the {obj} B "
+            f"object: {slab[0] - obj} B tag past the object, "
+            f"{slab[1] - slab[0]} B the slab's own (alignment, a free "
+            "pointer past a constructor's object)")
+
+
 def fmt(n):
     return "-" if n is None else str(n)
 
@@ -267,6 +305,8 @@ def main():
     sited_names = sited_calls(args.include) if args.include else SITED
 
     bad = []            # what makes the comparison fail
+    typed = []          # the typed caches' lines
+    typed_at = {m: {"objects": 0, "bytes": 0, "more": 0} for m in modules}
     cats = {}           # category -> lines
     equal = 0
     rows = []
@@ -316,19 +356,45 @@ def main():
             a, c = ai.get(k), cm.get(k)
             site = f"{k[0]} {short(k[1])}:{k[2]}"
             if a and c:
-                if a["bytes"] == c["live_bytes"] and \
-                        a["calls"] == c["live_objects"]:
-                    equal += 1
-                    row(site, a["bytes"], a["calls"], c["live_bytes"],
-                        c["live_objects"], "equal", "equal", a["n"])
+                # Equal as a class site's, or else as a typed cache's at
+                # its slab's size: a class may have a typed cache's object
+                # size, but a sited typed cache's slab object is larger
+                # than its object by the tag at least.
+                n = c["live_objects"]
+                exact = (a["bytes"], a["calls"]) == (c["live_bytes"], n)
+                caches, slab = (None, None) if exact else \
+                    typed_cache_of(heap, c, slabs)
+                if caches:
+                    typed_at[mod]["objects"] += n
+                    typed_at[mod]["bytes"] += c["live_bytes"]
+                    typed_at[mod]["more"] += a["bytes"] - c["live_bytes"]
+                if exact:
+                    cat, why = "equal", "equal"
+                elif caches and (a["bytes"], a["calls"]) == (n * slab[1], n):
+                    cat = "typed cache site"
+                    why = "equal at the slab's size: " + \
+                        typed_why(caches, slab)
                 else:
-                    why = (f"DIFFERS: a cmstat site, by {a['bytes'] - c['live_bytes']}"
-                           f" B and {a['calls'] - c['live_objects']} objects")
+                    cat = "DIFFERS"
+                    if caches:
+                        why = (f"DIFFERS: a cmstat site of typed cache "
+                               f"{' or '.join(x['name'] for x in caches)}, "
+                               f"by {a['bytes'] - n * slab[1]} B from {n} x "
+                               f"{slab[1]} B (its slab's size) and "
+                               f"{a['calls'] - n} objects")
+                    else:
+                        why = (f"DIFFERS: a cmstat site, by "
+                               f"{a['bytes'] - c['live_bytes']} B and "
+                               f"{a['calls'] - n} objects")
+                        if heap["caches"]:
+                            why += f"; not a typed cache's: {slab}"
                     if padded:
                         why += "; padded class caches: see below"
                     bad.append(f"{site}: {why}")
-                    row(site, a["bytes"], a["calls"], c["live_bytes"],
-                        c["live_objects"], why, "DIFFERS", a["n"])
+                if cat != "DIFFERS":
+                    equal += 1
+                row(site, a["bytes"], a["calls"], c["live_bytes"], n, why,
+                    cat, a["n"])
             elif a:
                 cat, why = classify(a, srcdirs.get(mod), sited_names)
                 if cat is None:
@@ -349,83 +415,43 @@ def main():
                     row(site, None, None, c["live_bytes"], c["live_objects"],
                         "no allocinfo line, nothing live", "unexplained")
         # The unattributed row: not a line, what no site is known for.
+        # The typed caches' objects at no site row must be in it.
+        ub, uo = (unattributed["live_bytes"], unattributed["live_objects"]) \
+            if unattributed else (0, 0)
+        ta = typed_at[mod]
+        tb = sum(c["live_bytes"] for c in heap["caches"])
+        to = sum(c["live_objects"] for c in heap["caches"])
+        mb, mo = tb - ta["bytes"], to - ta["objects"]
         if unattributed:
-            keys = heap["keys"]
-            ub, uo = unattributed["live_bytes"], unattributed["live_objects"]
-            tb, to = keys.get("cache_live_bytes", 0), \
-                keys.get("cache_live_objects", 0)
-            lb, lo = keys.get("large_live_bytes", 0), \
-                keys.get("large_live_objects", 0)
             why = (f"not a line, what cmstat knows no site for: typed "
-                   f"caches {to} obj {tb} B (below), above the largest "
-                   f"class {lo} obj {lb} B, other out-of-line calls "
-                   f"(kstrdup(), kmemdup()...) {uo - to - lo} obj "
-                   f"{ub - tb - lb} B; allocinfo has those at cmstat.ko's "
-                   "[cmstat] lines, shared by all heaps, or cache.h's")
+                   f"caches' objects at no site row {mo} obj {mb} B (below), "
+                   f"other calls without a site {uo - mo} obj {ub - mb} B; "
+                   "allocinfo has those at cmstat.ko's [cmstat] lines, "
+                   "shared by all heaps")
             row("unattributed (- - 0)", None, None, ub, uo, why,
                 "unattributed row")
-
-    # Typed caches: their objects' codetags are cache.h's in each module
-    # (inline cmstat_cache_alloc()) and cmstat.ko's (out of line:
-    # cmstat_cache_alloc_lru(), the bulk and node forms).
-    typed = []
-    tot = {"objs": 0, "slab_bytes": 0, "bytes": 0, "ai_calls": 0,
-           "ai_bytes": 0}
-    for mod in modules:
-        heap = heaps.get(mod)
-        if heap is None:
-            continue
-        objs = sum(c["live_objects"] for c in heap["caches"])
-        byts = sum(c["live_bytes"] for c in heap["caches"])
-        sb = 0
-        for c in heap["caches"]:
-            size = slabs.get(c["name"], (None, c["object_bytes"]))[1]
-            sb += c["live_objects"] * size
-        hc = [t for t in tags if t["module"] == mod and
-              t["file"].endswith("include/cmstat/cache.h")]
-        ac, ab = sum(t["calls"] for t in hc), sum(t["bytes"] for t in hc)
         names = ", ".join(f"{c['name']} {c['live_objects']} x "
-                          f"{c['object_bytes']} B (slab "
-                          f"{slabs.get(c['name'], ('?', '?'))[1]} B)"
-                          for c in heap["caches"]) or "none"
-        verdict = "equal" if (ac, ab) == (objs, sb) else \
-            (f"the other {objs - ac} objects were allocated out of line, "
-             "in cmstat.ko (alloc_inode_sb(), the bulk and node forms): "
-             "below")
-        typed.append(f"  heap {mod}: typed caches {names}: {objs} objects, "
-                     f"{byts} B at cmstat, {sb} B at their slabs' sizes; "
-                     f"cmstat/cache.h lines of [{mod}]: {ac} calls, {ab} B: "
-                     f"{verdict}")
-        tot["objs"] += objs
-        tot["slab_bytes"] += sb
-        tot["bytes"] += byts
-        tot["ai_calls"] += ac
-        tot["ai_bytes"] += ab
-    ool = [t for t in tags if t["module"] == "cmstat" and
-           t["file"].endswith("module/cache.c") and
-           t["function"].startswith("cmstat_cache_alloc")]
-    oc, ob = sum(t["calls"] for t in ool), sum(t["bytes"] for t in ool)
-    others = [h for h in heaps if h not in modules and heaps[h]["caches"]]
-    lined = (tot["ai_calls"] + oc, tot["ai_bytes"] + ob) == \
-        (tot["objs"], tot["slab_bytes"])
-    typed.append(
-        f"  all: {tot['objs']} objects, {tot['slab_bytes']} B at their slabs' "
-        f"sizes = cmstat/cache.h lines {tot['ai_calls']} calls "
-        f"{tot['ai_bytes']} B + cmstat.ko's "
-        + ", ".join(f"{t['function']} {short(t['file'])}:{t['line']} "
-                    f"{t['calls']} calls {t['bytes']} B" for t in ool)
-        + (": equal" if lined else ": NOT EQUAL")
-        + (f" (other heaps with typed caches: {', '.join(others)})"
-           if others else ""))
-    if tot["bytes"] != tot["slab_bytes"]:
-        typed.append(f"  allocinfo counts {tot['slab_bytes'] - tot['bytes']} B "
-                     "more than cmstat for them: a typed cache's slab "
-                     "object (s->size: its free pointer, past a "
-                     "constructor's object, and alignment) is larger than "
-                     "the object size cmstat counts")
-    if not lined and not others:
-        bad.append("typed caches: the typed-cache tables and their allocinfo "
-                   "lines do not line up")
+                          f"{c['object_bytes']} B (slab object_size/s->size "
+                          f"{'/'.join(map(str, slabs.get(c['name'], '??')))}"
+                          " B)" for c in heap["caches"]) or "none"
+        lined = 0 <= mo <= uo and 0 <= mb <= ub
+        typed.append(f"  heap {mod}: typed caches {names}: {to} objects, "
+                     f"{tb} B = at their site rows {ta['objects']} objects "
+                     f"{ta['bytes']} B + at no site row {mo} objects {mb} B, "
+                     f"in the unattributed row's {uo} objects {ub} B: "
+                     + ("NOT EQUAL" if not lined else
+                        "within it" if mo else "equal"))
+        if ta["more"]:
+            typed.append(f"  allocinfo counts {ta['more']} B more than cmstat "
+                         f"at [{mod}]'s typed-cache site lines: a slab "
+                         "object (s->size: the tag, alignment, a free "
+                         "pointer past a constructor's object) is larger "
+                         "than the object size cmstat counts")
+        if not lined:
+            bad.append(f"heap {mod}: typed caches: {to} objects {tb} B, "
+                       f"{ta['objects']} objects {ta['bytes']} B at their "
+                       f"site rows, {mo} objects {mb} B neither there nor "
+                       f"within the unattributed row's {uo} objects {ub} B")
 
     # cmstat.ko's own lines: every heap's out-of-line allocations, and
     # cmstat's own memory.  Context for the unattributed rows.
@@ -447,7 +473,7 @@ def main():
             print(f"{r[0]:<{width}} {fmt(r[1]):>15} {fmt(r[2]):>15} "
                   f"{fmt(r[3]):>17} {fmt(r[4]):>19}  {r[5]}")
     print()
-    print("Typed caches, beside their codetags:")
+    print("Typed caches, beside their site rows:")
     for t in typed:
         print(t)
     print()
@@ -465,11 +491,14 @@ def main():
         print(f"  {t['function']} {short(t['file'])}:{t['line']} "
               f"{t['bytes']} B {t['calls']} calls")
     print()
-    agree = ("equal", "never allocated", "unattributed row")
+    agree = ("equal", "typed cache site", "never allocated",
+             "unattributed row")
     failed = ("DIFFERS", "unexplained")
     diffs = sorted((c, nb) for c, nb in cats.items()
                    if c not in agree + failed)
-    print(f"summary: {equal} sites equal, "
+    print(f"summary: {equal} sites equal ("
+          f"{cats.get('typed cache site', (0, 0))[0]} of them a typed "
+          "cache's, at its slab's size), "
           f"{cats.get('never allocated', (0, 0))[0]} more sites never "
           "allocated (no row, 0 at allocinfo); "
           f"{sum(nb[0] for _, nb in diffs)} allocinfo lines are no "
