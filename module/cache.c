@@ -65,9 +65,13 @@ cmstat_cache_create_args(struct cmstat_heap *heap, const char *name,
 	cp->cc.heap = heap;
 	cp->cc.slots = heap->slots;
 	cp->cc.size = size;
+	cp->obj_size = size;
 	/* A heap with site rows tags each object past the client's. */
-	cp->obj_size = __cmstat_cache_sited(&cp->cc) && size <= KMALLOC_MAX_SIZE ?
-		       __cmstat_cache_tag_end(&cp->cc) : size;
+	if (__cmstat_heap_has_sites(heap) && size <= KMALLOC_MAX_SIZE) {
+		cp->cc.tag_end = ALIGN(size, CMSTAT_SITE_TAG_SIZE) +
+				 CMSTAT_SITE_TAG_SIZE;
+		cp->obj_size = cp->cc.tag_end;
+	}
 	slab_size = cmstat_later_cache_size(cp->obj_size, args->ctor, flags);
 	cp->cc.slab = cmstat_kmem_cache_create(name, slab_size, args,
 					       flags | CMSTAT_SLAB_NO_MERGE);

@@ -281,6 +281,8 @@ struct cmstat_cache_stats {
  * @heap: the heap whose statistics count them
  * @slots: @heap's slots, copied: the inline paths load them from here
  * @size: the object size, as given to cmstat_cache_create()
+ * @tag_end: in a heap with site rows, where the tag past each object ends
+ *	(include/cmstat/site.h); 0 in a heap without
  * @mallocs_slot: where the slots of its column's allocation counter start
  *	in @heap's counters: CMSTAT_COUNTER_SLOT() of the counter's index,
  *	so that the inline paths add to it with no arithmetic
@@ -296,6 +298,7 @@ struct cmstat_cache {
 	struct cmstat_heap *heap;
 	u64 __percpu *slots;
 	unsigned int size;
+	unsigned int tag_end;
 	unsigned long mallocs_slot;
 	unsigned long frees_slot;
 };
@@ -534,21 +537,15 @@ static __always_inline u32 *__cmstat_site_tag(const void *obj, size_t held)
 }
 
 /*
- * The column in the tag of @obj, a sited class object of @held bytes of
- * @heap; -1 if @heap has no site rows.  A tag cmstat did not write (an
- * object allocated by a module built without CMSTAT_SITES, or written
- * past its end) is reported, and counted unattributed.
+ * The column @tag names in @heap, which has site rows.  A tag cmstat did
+ * not write (an object allocated by a module built without CMSTAT_SITES,
+ * or written past its end) is reported, and counted unattributed.
  */
-static __always_inline int __cmstat_site_col_of(struct cmstat_heap *heap,
-						const void *obj, size_t held)
+static __always_inline int __cmstat_site_tag_col(struct cmstat_heap *heap,
+						 u32 tag)
 {
-	unsigned int col;
-	u32 tag;
+	unsigned int col = tag & CMSTAT_SITE_COL_MASK;
 
-	if (__cmstat_site_unattributed(heap) < 0)
-		return -1;
-	tag = *__cmstat_site_tag(obj, held);
-	col = tag & CMSTAT_SITE_COL_MASK;
 	/*
 	 * A column's set is published before any object is tagged with it
 	 * (see __cmstat_site_col()), and the object reached this CPU after.
@@ -557,6 +554,18 @@ static __always_inline int __cmstat_site_col_of(struct cmstat_heap *heap,
 		     !READ_ONCE(heap->site_slots[col / CMSTAT_SITES_PER_SET])))
 		return __cmstat_site_tag_bad(heap, tag);
 	return col;
+}
+
+/*
+ * The column in the tag of @obj, a sited class object of @held bytes of
+ * @heap; -1 if @heap has no site rows.
+ */
+static __always_inline int __cmstat_site_col_of(struct cmstat_heap *heap,
+						const void *obj, size_t held)
+{
+	if (__cmstat_site_unattributed(heap) < 0)
+		return -1;
+	return __cmstat_site_tag_col(heap, *__cmstat_site_tag(obj, held));
 }
 
 /*

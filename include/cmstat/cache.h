@@ -151,19 +151,12 @@ cmstat_heap_cache_of(const struct cmstat_heap *heap,
  * Whether this build counts @cc's objects in its heap's site rows: a heap
  * with site rows, in a build that asks (see __CMSTAT_SITES_ASKED).  Such
  * a cache's objects carry a tag past the client's object, as a class
- * object does in its last four bytes: cmstat_cache_create_args() makes
- * the slab's objects that much larger.
+ * object does in its last four bytes, which ends at @cc->tag_end:
+ * cmstat_cache_create_args() makes the slab's objects that much larger.
  */
 static __always_inline bool __cmstat_cache_sited(const struct cmstat_cache *cc)
 {
-	return __CMSTAT_SITES_ASKED && __cmstat_heap_has_sites(cc->heap);
-}
-
-/* The end of the tag of a sited cache's object, from the object's start. */
-static __always_inline size_t
-__cmstat_cache_tag_end(const struct cmstat_cache *cc)
-{
-	return ALIGN(cc->size, CMSTAT_SITE_TAG_SIZE) + CMSTAT_SITE_TAG_SIZE;
+	return __CMSTAT_SITES_ASKED && cc->tag_end;
 }
 
 static __always_inline struct cmstat_site_count
@@ -194,7 +187,7 @@ __cmstat_cache_tag(const struct cmstat_cache *cc, void *obj,
 		return __CMSTAT_NO_SITE;
 	col = site ? __cmstat_site_col(cc->heap, site) :
 		     CMSTAT_SITE_UNATTRIBUTED;
-	*__cmstat_site_tag(obj, __cmstat_cache_tag_end(cc)) =
+	*__cmstat_site_tag(obj, cc->tag_end) =
 		CMSTAT_SITE_TAG_MAGIC | max(col, CMSTAT_SITE_UNATTRIBUTED);
 	return __cmstat_cache_count(cc, obj, col, false);
 }
@@ -206,11 +199,12 @@ __cmstat_cache_tag(const struct cmstat_cache *cc, void *obj,
 static __always_inline struct cmstat_site_count
 __cmstat_cache_site(const struct cmstat_cache *cc, const void *obj)
 {
+	u32 tag;
+
 	if (!__cmstat_cache_sited(cc))
 		return __CMSTAT_NO_SITE;
-	return __cmstat_cache_count(cc, obj,
-				    __cmstat_site_col_of(cc->heap, obj,
-							 __cmstat_cache_tag_end(cc)),
+	tag = *__cmstat_site_tag(obj, cc->tag_end);
+	return __cmstat_cache_count(cc, obj, __cmstat_site_tag_col(cc->heap, tag),
 				    true);
 }
 
@@ -247,12 +241,12 @@ __cmstat_cache_alloc_at(struct cmstat_cache *cc, gfp_t gfp, int node,
 
 	if (__cmstat_atomic_rt())
 		return __cmstat_alloc_refused_rt(cc->heap, _THIS_IP_);
-	if (site)
-		obj = cmstat_slab_alloc_node_noprof(cc->slab, gfp, node);
-	else if (__builtin_constant_p(node) && node == NUMA_NO_NODE)
-		obj = kmem_cache_alloc(cc->slab, gfp);
+	if (__builtin_constant_p(node) && node == NUMA_NO_NODE)
+		obj = site ? cmstat_slab_alloc_noprof(cc->slab, gfp) :
+			     kmem_cache_alloc(cc->slab, gfp);
 	else
-		obj = kmem_cache_alloc_node(cc->slab, gfp, node);
+		obj = site ? cmstat_slab_alloc_node_noprof(cc->slab, gfp, node) :
+			     kmem_cache_alloc_node(cc->slab, gfp, node);
 	return __cmstat_cache_alloc_done(cc, obj, gfp, site);
 }
 
