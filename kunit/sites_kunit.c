@@ -97,10 +97,9 @@ static struct cmstat_site_stats *sites_rows(struct kunit *test)
 
 /*
  * Each line its row, exact: sized and unsized allocations, frees in
- * another function, the _node and kvmalloc() families, which pass their
- * site to cmstat.ko, and the out-of-line paths that do not (a copy), a
- * typed cache and a large allocation counted unattributed; the rows sum
- * to the heap at every read.
+ * another function, the _node and kvmalloc() families and a copy, which
+ * pass their site to cmstat.ko, a typed cache and a large allocation
+ * counted unattributed; the rows sum to the heap at every read.
  */
 static void sites_rows_exact(struct kunit *test)
 {
@@ -110,7 +109,8 @@ static void sites_rows_exact(struct kunit *test)
 	struct cmstat_site_stats *rows = sites_rows(test);
 	struct cmstat_heap_stats *st = sites_stats(test);
 	const struct cmstat_site_stats *row;
-	unsigned int n, sized_line, unsized_line, node_line, kv_line, i;
+	unsigned int n, sized_line, unsized_line, node_line, kv_line, dup_line;
+	unsigned int i;
 	void *sized[3], *unsized[2], *dup, *typed, *large, *on_node, *kv;
 
 	for (i = 0; i < ARRAY_SIZE(sized); i++) {
@@ -128,6 +128,7 @@ static void sites_rows_exact(struct kunit *test)
 	on_node = cmstat_kzalloc_node(heap, 40, GFP_KERNEL, NUMA_NO_NODE);
 	kv_line = __LINE__ + 1;
 	kv = cmstat_kvmalloc(heap, 200, GFP_KERNEL);
+	dup_line = __LINE__ + 1;
 	dup = cmstat_kmemdup(heap, "twelve bytes", 12, GFP_KERNEL);
 	typed = cmstat_cache_alloc(cc, GFP_KERNEL);
 	large = cmstat_kmalloc(heap, SZ_512K, GFP_KERNEL);
@@ -138,7 +139,7 @@ static void sites_rows_exact(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, large);
 
 	n = sites_read(test, heap, rows, st);
-	KUNIT_EXPECT_EQ(test, n, 5);
+	KUNIT_EXPECT_EQ(test, n, 6);
 	sites_expect_sums(test, rows, n, st);
 	row = sites_row(rows, n, __func__, sized_line);
 	KUNIT_ASSERT_NOT_NULL(test, row);
@@ -158,8 +159,12 @@ static void sites_rows_exact(struct kunit *test)
 	row = sites_row(rows, n, __func__, kv_line);
 	KUNIT_ASSERT_NOT_NULL(test, row);
 	KUNIT_EXPECT_EQ(test, row->live_bytes, 208);
-	/* The unattributed: the copy, the typed object, the large one. */
-	KUNIT_EXPECT_EQ(test, rows[0].live_objects, 3);
+	/* 12 and the tag, 16. */
+	row = sites_row(rows, n, __func__, dup_line);
+	KUNIT_ASSERT_NOT_NULL(test, row);
+	KUNIT_EXPECT_EQ(test, row->live_bytes, 16);
+	/* The unattributed: the typed object, the large one. */
+	KUNIT_EXPECT_EQ(test, rows[0].live_objects, 2);
 	KUNIT_EXPECT_EQ(test, rows[0].function[0], '\0');
 
 	for (i = 0; i < ARRAY_SIZE(sized); i++)

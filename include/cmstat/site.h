@@ -6,11 +6,17 @@
  * gets a row per call site in each heap it creates: allocations, frees,
  * live objects and live bytes of every cmstat_alloc(), cmstat_kmalloc()
  * and the rest of their inline families, and of the _node and kvmalloc()
- * families, which pass their site to cmstat.ko, counted in the same writer
- * section as the heap's totals, so that a heap's sites sum to its totals
- * in every snapshot.  Each call site has a static descriptor, as the
- * kernel's allocation profiling has a codetag; the first allocation from a
- * heap binds it to a column of that heap's site counters.  A free finds
+ * families, the copies and strings (cmstat_kmemdup(), cmstat_kstrdup(),
+ * cmstat_kasprintf() and the rest) and the resizes (cmstat_krealloc(),
+ * cmstat_krealloc_array(), cmstat_kvrealloc()), which pass their site to
+ * cmstat.ko, counted in the same writer section as the heap's totals, so
+ * that a heap's sites sum to its totals in every snapshot.  A resize that
+ * moves an object counts the new one at its own site, as allocation
+ * profiling does; one in place allocates nothing, and the object stays
+ * at the site that allocated it.  Each call site has a static descriptor,
+ * as the kernel's allocation profiling has a codetag; the first
+ * allocation from a heap binds it to a column of that heap's site
+ * counters.  A free finds
  * the column of the site that allocated the object in a tag the
  * allocation left in the object's last four bytes (the class is chosen for
  * the requested size plus the tag), wherever the object is freed.
@@ -20,9 +26,8 @@
  * of one node that row is the sum of the site rows, and costs nothing.
  *
  * What no site is known for (typed caches, sizes above the largest class,
- * vmalloc()ed memory, cmstat_kstrdup() and the other out-of-line
- * allocations without a site) is counted in column 0, "unattributed", so
- * the sums hold all the same.
+ * vmalloc()ed memory, a cmstat_realloc() that moves an object) is counted
+ * in column 0, "unattributed", so the sums hold all the same.
  * Documentation/allocator.rst has the costs and the rules.
  */
 #ifndef _CMSTAT_SITE_H
