@@ -324,6 +324,20 @@ cmstat_kvcalloc(struct cmstat_heap *heap, size_t n, size_t size, gfp_t gfp)
 	return cmstat_kvmalloc_array(heap, n, size, gfp | __GFP_ZERO);
 }
 
+/*
+ * cmstat_kvmalloc_node() for @site if not NULL: for helpers that allocate
+ * for their caller's site, which a macro at the call site passes them
+ * (include/cmstat/adopt.h's), and that allocate as before without one.
+ */
+static __always_inline __alloc_size(2) void *
+__cmstat_kvmalloc_node_site(struct cmstat_heap *heap, size_t size, gfp_t gfp,
+			    int node, struct cmstat_site *site)
+{
+	if (site)
+		return __cmstat_kvmalloc_node_at(heap, size, gfp, node, site);
+	return cmstat_kvmalloc_node(heap, size, gfp, node);
+}
+
 /**
  * cmstat_kvfree() - free memory from cmstat_kvmalloc(), or any
  * @heap: the heap it was allocated from
