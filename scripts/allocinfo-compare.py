@@ -173,10 +173,18 @@ def sited_calls(include):
         if more <= sited:
             break
         sited |= more
+    adopt = macros(os.path.join(cm, "adopt.h"))
+    # adopt.h's own: the wrapper that passes its helpers (memdup_user()
+    # and the rest) the module's site.
+    sited |= {n for n, b, _ in adopt if "__CMSTAT_SITE_HERE" in b}
     calls = set()
-    for n, b, _ in macros(os.path.join(cm, "adopt.h")):
+    for n, b, _ in adopt:
         first = re.search(r"\b(\w+)\s*\(", b)
-        if first and first[1] in sited:
+        # A name that picks its form by its arguments (kvrealloc()):
+        # a site if its forms are.
+        pasted = re.match(r"\s*CONCATENATE\((\w+),", b)
+        if first and first[1] in sited or \
+                pasted and any(c.startswith(pasted[1]) for c in calls):
             calls.add(n)
     return calls
 
