@@ -100,11 +100,10 @@ static struct cmstat_site_stats *sites_rows(struct kunit *test)
 
 /*
  * Each line its row, exact: sized and unsized allocations, frees in
- * another function, the _node and kvmalloc() families, which pass their
- * site to cmstat.ko, a typed cache's object, tagged past the client's,
- * a large allocation, whose record keeps its column, and the out-of-line
- * paths that take no site (a copy), counted unattributed; the rows sum to
- * the heap at every read.
+ * another function, the _node and kvmalloc() families and a copy, which
+ * pass their site to cmstat.ko, a typed cache's object, tagged past the
+ * client's, and a large allocation, whose record keeps its column; the
+ * rows sum to the heap at every read.
  */
 static void sites_rows_exact(struct kunit *test)
 {
@@ -114,8 +113,8 @@ static void sites_rows_exact(struct kunit *test)
 	struct cmstat_site_stats *rows = sites_rows(test);
 	struct cmstat_heap_stats *st = sites_stats(test);
 	const struct cmstat_site_stats *row;
-	unsigned int n, sized_line, unsized_line, node_line, kv_line, i;
-	unsigned int typed_line, large_line;
+	unsigned int n, sized_line, unsized_line, node_line, kv_line, dup_line;
+	unsigned int typed_line, large_line, i;
 	void *sized[3], *unsized[2], *dup, *typed, *large, *on_node, *kv;
 
 	for (i = 0; i < ARRAY_SIZE(sized); i++) {
@@ -133,6 +132,7 @@ static void sites_rows_exact(struct kunit *test)
 	on_node = cmstat_kzalloc_node(heap, 40, GFP_KERNEL, NUMA_NO_NODE);
 	kv_line = __LINE__ + 1;
 	kv = cmstat_kvmalloc(heap, 200, GFP_KERNEL);
+	dup_line = __LINE__ + 1;
 	dup = cmstat_kmemdup(heap, "twelve bytes", 12, GFP_KERNEL);
 	typed_line = __LINE__ + 1;
 	typed = cmstat_cache_alloc(cc, GFP_KERNEL);
@@ -145,7 +145,7 @@ static void sites_rows_exact(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, large);
 
 	n = sites_read(test, heap, rows, st);
-	KUNIT_EXPECT_EQ(test, n, 6 + SITES_LARGE_ROWS);
+	KUNIT_EXPECT_EQ(test, n, 7 + SITES_LARGE_ROWS);
 	sites_expect_sums(test, rows, n, st);
 	row = sites_row(rows, n, __func__, sized_line);
 	KUNIT_ASSERT_NOT_NULL(test, row);
@@ -165,6 +165,10 @@ static void sites_rows_exact(struct kunit *test)
 	row = sites_row(rows, n, __func__, kv_line);
 	KUNIT_ASSERT_NOT_NULL(test, row);
 	KUNIT_EXPECT_EQ(test, row->live_bytes, 208);
+	/* 12 and the tag, 16. */
+	row = sites_row(rows, n, __func__, dup_line);
+	KUNIT_ASSERT_NOT_NULL(test, row);
+	KUNIT_EXPECT_EQ(test, row->live_bytes, 16);
 	/* The cache's object size, and the large one's pages. */
 	row = sites_row(rows, n, __func__, typed_line);
 	KUNIT_ASSERT_NOT_NULL(test, row);
@@ -174,8 +178,8 @@ static void sites_rows_exact(struct kunit *test)
 		KUNIT_ASSERT_NOT_NULL(test, row);
 		KUNIT_EXPECT_EQ(test, row->live_bytes, SZ_512K);
 	}
-	/* The unattributed: the copy (and on 32-bit, the large one). */
-	KUNIT_EXPECT_EQ(test, rows[0].live_objects, 2 - SITES_LARGE_ROWS);
+	/* The unattributed: nothing (on 32-bit, the large one). */
+	KUNIT_EXPECT_EQ(test, rows[0].live_objects, 1 - SITES_LARGE_ROWS);
 	KUNIT_EXPECT_EQ(test, rows[0].function[0], '\0');
 
 	for (i = 0; i < ARRAY_SIZE(sized); i++)
@@ -202,6 +206,155 @@ static void sites_rows_exact(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, st->live_objects, 0);
 	for (i = 0; i < n; i++)
 		KUNIT_EXPECT_EQ(test, rows[i].live_bytes, 0);
+}
+
+/* cmstat_kvasprintf()'s site: the line below, in this function. */
+static __printf(3, 4) char *sites_vasprintf(struct cmstat_heap *heap,
+					    unsigned int *line,
+					    const char *fmt, ...)
+{
+	va_list ap;
+	char *p;
+
+	va_start(ap, fmt);
+	*line = __LINE__ + 1;
+	p = cmstat_kvasprintf(heap, GFP_KERNEL, fmt, ap);
+	va_end(ap);
+	return p;
+}
+
+/* @line's row of @rows holds one object of @bytes, and has held only it. */
+static void sites_expect_one(struct kunit *test,
+			     const struct cmstat_site_stats *rows,
+			     unsigned int n, const char *function,
+			     unsigned int line, u64 bytes)
+{
+	const struct cmstat_site_stats *row = sites_row(rows, n, function,
+							line);
+
+	KUNIT_ASSERT_NOT_NULL_MSG(test, row, "%s:%u", function, line);
+	KUNIT_EXPECT_EQ_MSG(test, row->mallocs, 1, "%s:%u", function, line);
+	KUNIT_EXPECT_EQ_MSG(test, row->live_objects, 1, "%s:%u", function,
+			    line);
+	KUNIT_EXPECT_EQ_MSG(test, row->live_bytes, bytes, "%s:%u", function,
+			    line);
+}
+
+/*
+ * The copies, the strings and the resizes, out of line in cmstat.ko, pass
+ * their site too: each line its row, freed elsewhere.  A resize that
+ * moves the object is an allocation at its own line, and the old object's
+ * free counts at the line that allocated it, as allocation profiling
+ * counts a krealloc() that moves; one in place allocates nothing, and the
+ * object stays where it was counted.  An overflow of
+ * cmstat_krealloc_array() counts nothing.  The rows sum to the heap at
+ * every read.
+ */
+static void sites_dup_rows(struct kunit *test)
+{
+	static const u64 words[] = { 1, 2, 3 };
+	struct cmstat_heap *heap = cmstat_kunit_heap(test, "sites_dup");
+	struct cmstat_site_stats *rows = sites_rows(test);
+	struct cmstat_heap_stats *st = sites_stats(test);
+	unsigned int n, i, arr_line, str_line, strn_line, fmt_line, vfmt_line;
+	unsigned int seed_line, same_line, moved_line, grown_line, kv_line;
+	unsigned int fresh_line, from[3];
+	void *arr, *seed, *same, *moved, *grown, *kv, *fresh, *none;
+	char *str, *strn, *fmt, *vfmt;
+	const struct cmstat_site_stats *row;
+	u64 failed;
+
+	arr_line = __LINE__ + 1;
+	arr = cmstat_kmemdup_array(heap, words, 3, sizeof(u64), GFP_KERNEL);
+	str_line = __LINE__ + 1;
+	str = cmstat_kstrdup(heap, "kstrdup", GFP_KERNEL);
+	strn_line = __LINE__ + 1;
+	strn = cmstat_kstrndup(heap, "kstrndup, cut", 8, GFP_KERNEL);
+	fmt_line = __LINE__ + 1;
+	fmt = cmstat_kasprintf(heap, GFP_KERNEL, "%s-%d", "sites", 42);
+	vfmt = sites_vasprintf(heap, &vfmt_line, "%s-%d", "vsites", 7);
+	seed_line = __LINE__ + 1;
+	seed = cmstat_kmalloc(heap, 20, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, arr);
+	KUNIT_ASSERT_NOT_NULL(test, str);
+	KUNIT_ASSERT_NOT_NULL(test, strn);
+	KUNIT_ASSERT_NOT_NULL(test, fmt);
+	KUNIT_ASSERT_NOT_NULL(test, vfmt);
+	KUNIT_ASSERT_NOT_NULL(test, seed);
+	KUNIT_EXPECT_EQ(test, memcmp(arr, words, sizeof(words)), 0);
+	KUNIT_EXPECT_STREQ(test, str, "kstrdup");
+	KUNIT_EXPECT_STREQ(test, strn, "kstrndup");
+	KUNIT_EXPECT_STREQ(test, fmt, "sites-42");
+	KUNIT_EXPECT_STREQ(test, vfmt, "vsites-7");
+	memcpy(seed, "sixteen bytes..", 16);
+
+	/* In place: 16 bytes in the 24-byte class with the tag. */
+	same_line = __LINE__ + 1;
+	same = cmstat_krealloc(heap, seed, 16, GFP_KERNEL);
+	KUNIT_EXPECT_PTR_EQ(test, same, seed);
+	n = sites_read(test, heap, rows, st);
+	sites_expect_sums(test, rows, n, st);
+	KUNIT_EXPECT_NULL(test, sites_row(rows, n, __func__, same_line));
+	/* Each and the tag: 24 and 28 bytes, 32; 8 and 9, 16; 20, 24. */
+	sites_expect_one(test, rows, n, __func__, arr_line, 32);
+	sites_expect_one(test, rows, n, __func__, str_line, 16);
+	sites_expect_one(test, rows, n, __func__, strn_line, 16);
+	sites_expect_one(test, rows, n, __func__, fmt_line, 16);
+	sites_expect_one(test, rows, n, "sites_vasprintf", vfmt_line, 16);
+	sites_expect_one(test, rows, n, __func__, seed_line, 24);
+	KUNIT_EXPECT_EQ(test, rows[0].mallocs, 0);
+
+	/* Moved, each time: 100 bytes, 30 of 8, 1000 (kvrealloc). */
+	moved_line = __LINE__ + 1;
+	moved = cmstat_krealloc(heap, same, 100, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, moved);
+	grown_line = __LINE__ + 1;
+	grown = cmstat_krealloc_array(heap, moved, 30, 8, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, grown);
+	kv_line = __LINE__ + 1;
+	kv = cmstat_kvrealloc(heap, grown, 1000, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, kv);
+	KUNIT_EXPECT_EQ(test, memcmp(kv, "sixteen bytes..", 16), 0);
+	fresh_line = __LINE__ + 1;
+	fresh = cmstat_krealloc(heap, NULL, 40, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, fresh);
+	failed = st->failed_allocs;
+	none = cmstat_krealloc_array(heap, fresh, SIZE_MAX / 2, 4, GFP_KERNEL);
+	KUNIT_EXPECT_NULL(test, none);
+
+	n = sites_read(test, heap, rows, st);
+	sites_expect_sums(test, rows, n, st);
+	KUNIT_EXPECT_EQ(test, st->failed_allocs, failed);
+	KUNIT_EXPECT_EQ(test, n, 11);
+	sites_expect_one(test, rows, n, __func__, kv_line, 1024);
+	sites_expect_one(test, rows, n, __func__, fresh_line, 48);
+	/* Each moved away from: freed at the line that allocated it. */
+	from[0] = seed_line;
+	from[1] = moved_line;
+	from[2] = grown_line;
+	for (i = 0; i < ARRAY_SIZE(from); i++) {
+		row = sites_row(rows, n, __func__, from[i]);
+		KUNIT_ASSERT_NOT_NULL_MSG(test, row, "line %u", from[i]);
+		KUNIT_EXPECT_EQ(test, row->mallocs, 1);
+		KUNIT_EXPECT_EQ(test, row->frees, 1);
+		KUNIT_EXPECT_EQ(test, row->live_bytes, 0);
+	}
+	KUNIT_EXPECT_EQ(test, rows[0].mallocs, 0);
+
+	sites_free_elsewhere(heap, arr);
+	sites_free_elsewhere(heap, str);
+	sites_free_elsewhere(heap, strn);
+	sites_free_elsewhere(heap, fmt);
+	sites_free_elsewhere(heap, vfmt);
+	sites_free_elsewhere(heap, kv);
+	sites_free_elsewhere(heap, fresh);
+	n = sites_read(test, heap, rows, st);
+	sites_expect_sums(test, rows, n, st);
+	row = sites_row(rows, n, __func__, str_line);
+	KUNIT_ASSERT_NOT_NULL(test, row);
+	KUNIT_EXPECT_EQ(test, row->frees, 1);
+	KUNIT_EXPECT_EQ(test, row->live_objects, 0);
+	KUNIT_EXPECT_EQ(test, st->live_objects, 0);
 }
 
 static struct cmstat_node_stats *sites_node_rows(struct kunit *test)
@@ -838,6 +991,7 @@ static void sites_stress(struct kunit *test)
 static struct kunit_case sites_cases[] = {
 	KUNIT_CASE(sites_rows_exact),
 	KUNIT_CASE(sites_typed_large_frees),
+	KUNIT_CASE(sites_dup_rows),
 	KUNIT_CASE(sites_nodes_exact),
 	KUNIT_CASE(sites_tag_room),
 	KUNIT_CASE(sites_leak_report_names_line),

@@ -439,10 +439,15 @@ static size_t cmstat_owner_size(struct cmstat_heap *heap, const void *obj,
 	}
 }
 
-/* cmstat_krealloc(), or cmstat_kvrealloc() for @kv, for @caller. */
+/*
+ * cmstat_krealloc(), or cmstat_kvrealloc() for @kv, for @caller.  Memory
+ * that moves is a new allocation, @site's, as allocation profiling counts
+ * a moved krealloc() at its caller; an object resized in place stays in
+ * the row that allocated it, and counts nothing.
+ */
 static void *cmstat_realloc_from(struct cmstat_heap *heap, const void *obj,
 				 size_t new_size, gfp_t gfp, bool kv,
-				 unsigned long caller)
+				 unsigned long caller, struct cmstat_site *site)
 {
 	struct cmstat_owner owner;
 	size_t old_size = 0;
@@ -469,10 +474,10 @@ static void *cmstat_realloc_from(struct cmstat_heap *heap, const void *obj,
 	}
 	if (kv)
 		new = cmstat_kvalloc_from(heap, new_size, gfp, NUMA_NO_NODE,
-					  caller, NULL);
+					  caller, site);
 	else
 		new = cmstat_alloc_from(heap, new_size, gfp, NUMA_NO_NODE,
-					CMSTAT_AF_UNSIZED, caller, NULL);
+					CMSTAT_AF_UNSIZED, caller, site);
 	if (!new || !old_size)
 		return new;
 	memcpy(new, obj, min(old_size, new_size));
@@ -501,9 +506,34 @@ static void *cmstat_realloc_from(struct cmstat_heap *heap, const void *obj,
 void *cmstat_krealloc(struct cmstat_heap *heap, const void *obj,
 		      size_t new_size, gfp_t gfp)
 {
-	return cmstat_realloc_from(heap, obj, new_size, gfp, false, _RET_IP_);
+	return cmstat_realloc_from(heap, obj, new_size, gfp, false, _RET_IP_,
+				   NULL);
 }
 EXPORT_SYMBOL_GPL(cmstat_krealloc);
+
+/**
+ * __cmstat_krealloc_at() - cmstat_krealloc() for a call site
+ * @heap: the heap it was allocated from, and the new memory's
+ * @obj: memory to resize, or NULL or ZERO_SIZE_PTR
+ * @new_size: bytes wanted; 0 frees @obj
+ * @gfp: allocation flags
+ * @site: the call site's descriptor
+ *
+ * What cmstat_krealloc() and cmstat_krealloc_array() become in a module
+ * built with CMSTAT_SITES: memory that moves, or is allocated anew, counts
+ * in @site's row, and the old object's free in the row of the site that
+ * allocated it; an object resized in place stays in that row.  Not for
+ * direct use.
+ *
+ * Return: as cmstat_krealloc().
+ */
+void *__cmstat_krealloc_at(struct cmstat_heap *heap, const void *obj,
+			   size_t new_size, gfp_t gfp, struct cmstat_site *site)
+{
+	return cmstat_realloc_from(heap, obj, new_size, gfp, false, _RET_IP_,
+				   site);
+}
+EXPORT_SYMBOL_GPL(__cmstat_krealloc_at);
 
 /**
  * cmstat_kvrealloc() - resize memory that may be vmalloc()ed
@@ -524,9 +554,46 @@ EXPORT_SYMBOL_GPL(cmstat_krealloc);
 void *cmstat_kvrealloc(struct cmstat_heap *heap, const void *obj,
 		       size_t new_size, gfp_t gfp)
 {
-	return cmstat_realloc_from(heap, obj, new_size, gfp, true, _RET_IP_);
+	return cmstat_realloc_from(heap, obj, new_size, gfp, true, _RET_IP_,
+				   NULL);
 }
 EXPORT_SYMBOL_GPL(cmstat_kvrealloc);
+
+/**
+ * __cmstat_kvrealloc_at() - cmstat_kvrealloc() for a call site
+ * @heap: the heap it was allocated from, and the new memory's
+ * @obj: memory to resize, or NULL or ZERO_SIZE_PTR
+ * @new_size: bytes wanted; 0 frees @obj
+ * @gfp: as for cmstat_kvrealloc()
+ * @site: the call site's descriptor
+ *
+ * What cmstat_kvrealloc() becomes in a module built with CMSTAT_SITES: as
+ * __cmstat_krealloc_at(), and memory that moves to vmalloc() counts as
+ * cmstat_kvmalloc()'s does.  Not for direct use.
+ *
+ * Return: as cmstat_kvrealloc().
+ */
+void *__cmstat_kvrealloc_at(struct cmstat_heap *heap, const void *obj,
+			    size_t new_size, gfp_t gfp,
+			    struct cmstat_site *site)
+{
+	return cmstat_realloc_from(heap, obj, new_size, gfp, true, _RET_IP_,
+				   site);
+}
+EXPORT_SYMBOL_GPL(__cmstat_kvrealloc_at);
+
+/* cmstat_kmemdup() for @caller and @site. */
+static void *cmstat_memdup_from(struct cmstat_heap *heap, const void *src,
+				size_t len, gfp_t gfp, unsigned long caller,
+				struct cmstat_site *site)
+{
+	void *p = cmstat_alloc_from(heap, len, gfp, NUMA_NO_NODE,
+				    CMSTAT_AF_UNSIZED, caller, site);
+
+	if (p && len)
+		memcpy(p, src, len);
+	return p;
+}
 
 /**
  * cmstat_kmemdup() - duplicate memory into a heap
@@ -542,21 +609,38 @@ EXPORT_SYMBOL_GPL(cmstat_kvrealloc);
 void *cmstat_kmemdup(struct cmstat_heap *heap, const void *src, size_t len,
 		     gfp_t gfp)
 {
-	void *p = cmstat_alloc_from(heap, len, gfp, NUMA_NO_NODE,
-				    CMSTAT_AF_UNSIZED, _RET_IP_, NULL);
-
-	if (p && len)
-		memcpy(p, src, len);
-	return p;
+	return cmstat_memdup_from(heap, src, len, gfp, _RET_IP_, NULL);
 }
 EXPORT_SYMBOL_GPL(cmstat_kmemdup);
 
-/* A copy of @len bytes of @s and a NUL, for @caller. */
+/**
+ * __cmstat_kmemdup_at() - cmstat_kmemdup() for a call site
+ * @heap: heap to account the copy in
+ * @src: the memory
+ * @len: its length
+ * @gfp: allocation flags
+ * @site: the call site's descriptor
+ *
+ * What cmstat_kmemdup() and cmstat_kmemdup_array() become in a module
+ * built with CMSTAT_SITES: the copy counts in @site's row.  Not for direct
+ * use.
+ *
+ * Return: as cmstat_kmemdup().
+ */
+void *__cmstat_kmemdup_at(struct cmstat_heap *heap, const void *src,
+			  size_t len, gfp_t gfp, struct cmstat_site *site)
+{
+	return cmstat_memdup_from(heap, src, len, gfp, _RET_IP_, site);
+}
+EXPORT_SYMBOL_GPL(__cmstat_kmemdup_at);
+
+/* A copy of @len bytes of @s and a NUL, for @caller and @site. */
 static char *cmstat_strdup_len(struct cmstat_heap *heap, const char *s,
-			       size_t len, gfp_t gfp, unsigned long caller)
+			       size_t len, gfp_t gfp, unsigned long caller,
+			       struct cmstat_site *site)
 {
 	char *p = cmstat_alloc_from(heap, len + 1, gfp, NUMA_NO_NODE,
-				    CMSTAT_AF_UNSIZED, caller, NULL);
+				    CMSTAT_AF_UNSIZED, caller, site);
 
 	if (p) {
 		memcpy(p, s, len);
@@ -577,10 +661,31 @@ static char *cmstat_strdup_len(struct cmstat_heap *heap, const char *s,
 char *cmstat_kstrndup(struct cmstat_heap *heap, const char *s, size_t max,
 		      gfp_t gfp)
 {
-	return s ? cmstat_strdup_len(heap, s, strnlen(s, max), gfp, _RET_IP_) :
-		   NULL;
+	return s ? cmstat_strdup_len(heap, s, strnlen(s, max), gfp, _RET_IP_,
+				     NULL) : NULL;
 }
 EXPORT_SYMBOL_GPL(cmstat_kstrndup);
+
+/**
+ * __cmstat_kstrndup_at() - cmstat_kstrndup() for a call site
+ * @heap: heap to account the copy in
+ * @s: the string, or NULL
+ * @max: most bytes to copy, the NUL aside
+ * @gfp: allocation flags
+ * @site: the call site's descriptor
+ *
+ * What cmstat_kstrndup() becomes in a module built with CMSTAT_SITES: the
+ * copy counts in @site's row.  Not for direct use.
+ *
+ * Return: as cmstat_kstrndup().
+ */
+char *__cmstat_kstrndup_at(struct cmstat_heap *heap, const char *s,
+			   size_t max, gfp_t gfp, struct cmstat_site *site)
+{
+	return s ? cmstat_strdup_len(heap, s, strnlen(s, max), gfp, _RET_IP_,
+				     site) : NULL;
+}
+EXPORT_SYMBOL_GPL(__cmstat_kstrndup_at);
 
 /**
  * cmstat_kstrdup() - duplicate a string into a heap
@@ -594,9 +699,49 @@ EXPORT_SYMBOL_GPL(cmstat_kstrndup);
  */
 char *cmstat_kstrdup(struct cmstat_heap *heap, const char *s, gfp_t gfp)
 {
-	return s ? cmstat_strdup_len(heap, s, strlen(s), gfp, _RET_IP_) : NULL;
+	return s ? cmstat_strdup_len(heap, s, strlen(s), gfp, _RET_IP_, NULL) :
+		   NULL;
 }
 EXPORT_SYMBOL_GPL(cmstat_kstrdup);
+
+/**
+ * __cmstat_kstrdup_at() - cmstat_kstrdup() for a call site
+ * @heap: heap to account the copy in
+ * @s: the string, or NULL
+ * @gfp: allocation flags
+ * @site: the call site's descriptor
+ *
+ * What cmstat_kstrdup() becomes in a module built with CMSTAT_SITES: the
+ * copy counts in @site's row.  Not for direct use.
+ *
+ * Return: as cmstat_kstrdup().
+ */
+char *__cmstat_kstrdup_at(struct cmstat_heap *heap, const char *s, gfp_t gfp,
+			  struct cmstat_site *site)
+{
+	return s ? cmstat_strdup_len(heap, s, strlen(s), gfp, _RET_IP_, site) :
+		   NULL;
+}
+EXPORT_SYMBOL_GPL(__cmstat_kstrdup_at);
+
+/* cmstat_kvasprintf() for @caller and @site. */
+static __printf(3, 0) char *
+cmstat_vasprintf_from(struct cmstat_heap *heap, gfp_t gfp, const char *fmt,
+		      va_list ap, unsigned long caller, struct cmstat_site *site)
+{
+	unsigned int len;
+	va_list aq;
+	char *p;
+
+	va_copy(aq, ap);
+	len = vsnprintf(NULL, 0, fmt, aq);
+	va_end(aq);
+	p = cmstat_alloc_from(heap, len + 1, gfp, NUMA_NO_NODE,
+			      CMSTAT_AF_UNSIZED, caller, site);
+	if (p)
+		vsnprintf(p, len + 1, fmt, ap);
+	return p;
+}
 
 /**
  * cmstat_kvasprintf() - format a string into a heap
@@ -612,20 +757,30 @@ EXPORT_SYMBOL_GPL(cmstat_kstrdup);
 char *cmstat_kvasprintf(struct cmstat_heap *heap, gfp_t gfp, const char *fmt,
 			va_list ap)
 {
-	unsigned int len;
-	va_list aq;
-	char *p;
-
-	va_copy(aq, ap);
-	len = vsnprintf(NULL, 0, fmt, aq);
-	va_end(aq);
-	p = cmstat_alloc_from(heap, len + 1, gfp, NUMA_NO_NODE,
-			      CMSTAT_AF_UNSIZED, _RET_IP_, NULL);
-	if (p)
-		vsnprintf(p, len + 1, fmt, ap);
-	return p;
+	return cmstat_vasprintf_from(heap, gfp, fmt, ap, _RET_IP_, NULL);
 }
 EXPORT_SYMBOL_GPL(cmstat_kvasprintf);
+
+/**
+ * __cmstat_kvasprintf_at() - cmstat_kvasprintf() for a call site
+ * @heap: heap to account the string in
+ * @gfp: allocation flags
+ * @site: the call site's descriptor
+ * @fmt: the format
+ * @ap: its arguments
+ *
+ * What cmstat_kvasprintf() becomes in a module built with CMSTAT_SITES:
+ * the string counts in @site's row.  Not for direct use.
+ *
+ * Return: as cmstat_kvasprintf().
+ */
+char *__cmstat_kvasprintf_at(struct cmstat_heap *heap, gfp_t gfp,
+			     struct cmstat_site *site, const char *fmt,
+			     va_list ap)
+{
+	return cmstat_vasprintf_from(heap, gfp, fmt, ap, _RET_IP_, site);
+}
+EXPORT_SYMBOL_GPL(__cmstat_kvasprintf_at);
 
 /**
  * cmstat_kasprintf() - format a string into a heap
@@ -644,8 +799,33 @@ char *cmstat_kasprintf(struct cmstat_heap *heap, gfp_t gfp, const char *fmt,
 	char *p;
 
 	va_start(ap, fmt);
-	p = cmstat_kvasprintf(heap, gfp, fmt, ap);
+	p = cmstat_vasprintf_from(heap, gfp, fmt, ap, _RET_IP_, NULL);
 	va_end(ap);
 	return p;
 }
 EXPORT_SYMBOL_GPL(cmstat_kasprintf);
+
+/**
+ * __cmstat_kasprintf_at() - cmstat_kasprintf() for a call site
+ * @heap: heap to account the string in
+ * @gfp: allocation flags
+ * @site: the call site's descriptor
+ * @fmt: the format, then its arguments
+ *
+ * What cmstat_kasprintf() becomes in a module built with CMSTAT_SITES:
+ * the string counts in @site's row.  Not for direct use.
+ *
+ * Return: as cmstat_kasprintf().
+ */
+char *__cmstat_kasprintf_at(struct cmstat_heap *heap, gfp_t gfp,
+			    struct cmstat_site *site, const char *fmt, ...)
+{
+	va_list ap;
+	char *p;
+
+	va_start(ap, fmt);
+	p = cmstat_vasprintf_from(heap, gfp, fmt, ap, _RET_IP_, site);
+	va_end(ap);
+	return p;
+}
+EXPORT_SYMBOL_GPL(__cmstat_kasprintf_at);

@@ -185,6 +185,12 @@ def sited_calls(include):
         if more <= sited:
             break
         sited |= more
+    # A name that picks its form by its arguments (kvrealloc()): a site
+    # if its forms are.
+    for n, b in defs:
+        pasted = re.match(r"\s*CONCATENATE\((\w+),", b)
+        if pasted and any(c.startswith(pasted[1]) for c in sited):
+            sited.add(n)
     return sited & adopted
 
 

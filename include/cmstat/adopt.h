@@ -345,16 +345,32 @@ static inline void __cmstat_adopt_exit(void (*exitfn)(void))
 #define kfree_const(obj)	cmstat_kfree_const(__CMSTAT_ADOPT_H, obj)
 
 /*
+ * The helpers below allocate for @site, the module's call site: the macro
+ * that routes each helper's name passes __CMSTAT_SITE_HERE() from where
+ * the module calls it, and wraps the call for allocation profiling, so
+ * that in a module built with CMSTAT_SITES the row, and /proc/allocinfo's
+ * line, is the module's line, not one of this file's.  Without
+ * CMSTAT_SITES @site is NULL, and they allocate as they did before sites:
+ * __cmstat_alloc_inline() for a NULL site is cmstat_kmalloc(), and
+ * __cmstat_kvmalloc_node_site() cmstat_kvmalloc_node().
+ */
+#define __cmstat_adopt_at(helper, ...)					\
+	__cmstat_site_hooks(helper(__VA_ARGS__, __CMSTAT_SITE_HERE()))
+
+/*
  * memdup_user() and its kin: memory the module kfree()s or kvfree()s, so
  * the heap's; @nul: a NUL after the @len bytes copied; @kv: kvmalloc()ed.
  * cmstat_kvfree() frees either kind.
  */
 static inline void *__cmstat_adopt_dup_user(const void __user *src,
 					    size_t len, gfp_t gfp, bool nul,
-					    bool kv)
+					    bool kv, struct cmstat_site *site)
 {
-	char *obj = kv ? cmstat_kvmalloc(__CMSTAT_ADOPT_H, len + nul, gfp) :
-			 cmstat_kmalloc(__CMSTAT_ADOPT_H, len + nul, gfp);
+	char *obj = kv ? __cmstat_kvmalloc_node_site(__CMSTAT_ADOPT_H,
+						     len + nul, gfp,
+						     NUMA_NO_NODE, site) :
+			 __cmstat_alloc_inline(__CMSTAT_ADOPT_H, len + nul,
+					       gfp, true, site);
 
 	if (!obj)
 		return ERR_PTR(-ENOMEM);
@@ -368,14 +384,16 @@ static inline void *__cmstat_adopt_dup_user(const void __user *src,
 }
 
 static inline void *__cmstat_adopt_memdup_user(const void __user *src,
-					       size_t len)
+					       size_t len,
+					       struct cmstat_site *site)
 {
 	return __cmstat_adopt_dup_user(src, len, GFP_USER | __GFP_NOWARN,
-				       false, false);
+				       false, false, site);
 }
 
 #undef memdup_user
-#define memdup_user(src, len)	__cmstat_adopt_memdup_user(src, len)
+#define memdup_user(src, len)						\
+	__cmstat_adopt_at(__cmstat_adopt_memdup_user, src, len)
 
 /*
  * The rest of the kernel's helpers whose memory the module frees with
@@ -385,13 +403,15 @@ static inline void *__cmstat_adopt_memdup_user(const void __user *src,
  * defined again here, or they would reach the kernel's memdup_user().
  */
 static inline char *__cmstat_adopt_kmemdup_nul(const char *s, size_t len,
-					       gfp_t gfp)
+					       gfp_t gfp,
+					       struct cmstat_site *site)
 {
 	char *buf;
 
 	if (!s)
 		return NULL;
-	buf = cmstat_kmalloc(__CMSTAT_ADOPT_H, len + 1, gfp);
+	buf = __cmstat_alloc_inline(__CMSTAT_ADOPT_H, len + 1, gfp, true,
+				    site);
 	if (buf) {
 		memcpy(buf, s, len);
 		buf[len] = '\0';
@@ -400,30 +420,35 @@ static inline char *__cmstat_adopt_kmemdup_nul(const char *s, size_t len,
 }
 
 static inline void *__cmstat_adopt_memdup_user_nul(const void __user *src,
-						   size_t len)
+						   size_t len,
+						   struct cmstat_site *site)
 {
-	return __cmstat_adopt_dup_user(src, len, GFP_KERNEL, true, false);
+	return __cmstat_adopt_dup_user(src, len, GFP_KERNEL, true, false,
+				       site);
 }
 
 static inline void *__cmstat_adopt_vmemdup_user(const void __user *src,
-						size_t len)
+						size_t len,
+						struct cmstat_site *site)
 {
-	return __cmstat_adopt_dup_user(src, len, GFP_USER, false, true);
+	return __cmstat_adopt_dup_user(src, len, GFP_USER, false, true, site);
 }
 
 static inline void *__cmstat_adopt_memdup_array_user(const void __user *src,
 						     size_t n, size_t size,
-						     bool kv)
+						     bool kv,
+						     struct cmstat_site *site)
 {
 	size_t len;
 
 	if (check_mul_overflow(n, size, &len))
 		return ERR_PTR(-EOVERFLOW);
-	return kv ? __cmstat_adopt_vmemdup_user(src, len) :
-		    __cmstat_adopt_memdup_user(src, len);
+	return kv ? __cmstat_adopt_vmemdup_user(src, len, site) :
+		    __cmstat_adopt_memdup_user(src, len, site);
 }
 
-static inline char *__cmstat_adopt_strndup_user(const char __user *s, long n)
+static inline char *__cmstat_adopt_strndup_user(const char __user *s, long n,
+						struct cmstat_site *site)
 {
 	long len = strnlen_user(s, n);
 	char *p;
@@ -432,16 +457,18 @@ static inline char *__cmstat_adopt_strndup_user(const char __user *s, long n)
 		return ERR_PTR(-EFAULT);
 	if (len > n)
 		return ERR_PTR(-EINVAL);
-	p = __cmstat_adopt_memdup_user(s, len);
+	p = __cmstat_adopt_memdup_user(s, len, site);
 	if (!IS_ERR(p))
 		p[len - 1] = '\0';
 	return p;
 }
 
 static inline void *__cmstat_adopt_kvmemdup(const void *src, size_t len,
-					    gfp_t gfp)
+					    gfp_t gfp,
+					    struct cmstat_site *site)
 {
-	void *obj = cmstat_kvmalloc(__CMSTAT_ADOPT_H, len, gfp);
+	void *obj = __cmstat_kvmalloc_node_site(__CMSTAT_ADOPT_H, len, gfp,
+						NUMA_NO_NODE, site);
 
 	if (obj)
 		memcpy(obj, src, len);
@@ -449,48 +476,60 @@ static inline void *__cmstat_adopt_kvmemdup(const void *src, size_t len,
 }
 
 static inline void *__cmstat_adopt_kvmalloc_array_node(size_t n, size_t size,
-						       gfp_t gfp, int node)
+						       gfp_t gfp, int node,
+						       struct cmstat_site *site)
 {
 	size_t len;
 
 	if (check_mul_overflow(n, size, &len))
 		return NULL;
-	return cmstat_kvmalloc_node(__CMSTAT_ADOPT_H, len, gfp, node);
+	return __cmstat_kvmalloc_node_site(__CMSTAT_ADOPT_H, len, gfp, node,
+					   site);
 }
 
-static inline char *__cmstat_adopt_match_strdup(const substring_t *s)
+static inline char *__cmstat_adopt_match_strdup(const substring_t *s,
+						struct cmstat_site *site)
 {
 	return __cmstat_adopt_kmemdup_nul(s->from, s->to - s->from,
-					  GFP_KERNEL);
+					  GFP_KERNEL, site);
 }
 
 #undef kmemdup_nul
-#define kmemdup_nul(s, len, gfp)	__cmstat_adopt_kmemdup_nul(s, len, gfp)
+#define kmemdup_nul(s, len, gfp)					\
+	__cmstat_adopt_at(__cmstat_adopt_kmemdup_nul, s, len, gfp)
 #undef memdup_user_nul
-#define memdup_user_nul(src, len)	__cmstat_adopt_memdup_user_nul(src, len)
+#define memdup_user_nul(src, len)					\
+	__cmstat_adopt_at(__cmstat_adopt_memdup_user_nul, src, len)
 #undef vmemdup_user
-#define vmemdup_user(src, len)	__cmstat_adopt_vmemdup_user(src, len)
+#define vmemdup_user(src, len)						\
+	__cmstat_adopt_at(__cmstat_adopt_vmemdup_user, src, len)
 #undef memdup_array_user
 #define memdup_array_user(src, n, size)					\
-	__cmstat_adopt_memdup_array_user(src, n, size, false)
+	__cmstat_adopt_at(__cmstat_adopt_memdup_array_user, src, n, size, \
+			  false)
 #undef vmemdup_array_user
 #define vmemdup_array_user(src, n, size)				\
-	__cmstat_adopt_memdup_array_user(src, n, size, true)
+	__cmstat_adopt_at(__cmstat_adopt_memdup_array_user, src, n, size, \
+			  true)
 #undef strndup_user
-#define strndup_user(s, n)	__cmstat_adopt_strndup_user(s, n)
+#define strndup_user(s, n)						\
+	__cmstat_adopt_at(__cmstat_adopt_strndup_user, s, n)
 #undef kvmemdup
-#define kvmemdup(src, len, gfp)	__cmstat_adopt_kvmemdup(src, len, gfp)
+#define kvmemdup(src, len, gfp)						\
+	__cmstat_adopt_at(__cmstat_adopt_kvmemdup, src, len, gfp)
 #undef kvmalloc_array_node
 #define kvmalloc_array_node(n, size, gfp, node)				\
-	__cmstat_adopt_kvmalloc_array_node(n, size, gfp, node)
+	__cmstat_adopt_at(__cmstat_adopt_kvmalloc_array_node, n, size, gfp, \
+			  node)
 #undef kvcalloc_node
 #define kvcalloc_node(n, size, gfp, node)				\
-	__cmstat_adopt_kvmalloc_array_node(n, size, (gfp) | __GFP_ZERO, node)
+	__cmstat_adopt_at(__cmstat_adopt_kvmalloc_array_node, n, size,	\
+			  (gfp) | __GFP_ZERO, node)
 #undef kmalloc_node_track_caller
 #define kmalloc_node_track_caller(size, gfp, node)			\
 	cmstat_kmalloc_node(__CMSTAT_ADOPT_H, size, gfp, node)
 #undef match_strdup
-#define match_strdup(s)		__cmstat_adopt_match_strdup(s)
+#define match_strdup(s)		__cmstat_adopt_at(__cmstat_adopt_match_strdup, s)
 
 /*
  * kvrealloc(obj, size, gfp) since 6.12; kvrealloc(obj, old_size, size,

@@ -64,6 +64,35 @@ __printf(3, 4) char *cmstat_kasprintf(struct cmstat_heap *heap, gfp_t gfp,
 				      const char *fmt, ...)
 	__malloc;
 
+/* Their forms for a call site: see the end of this header. */
+void *__must_check __cmstat_krealloc_at(struct cmstat_heap *heap,
+					const void *obj, size_t new_size,
+					gfp_t gfp, struct cmstat_site *site)
+	__realloc_size(3);
+void *__must_check __cmstat_kvrealloc_at(struct cmstat_heap *heap,
+					 const void *obj, size_t new_size,
+					 gfp_t gfp, struct cmstat_site *site)
+	__realloc_size(3);
+char *__cmstat_kstrdup_at(struct cmstat_heap *heap, const char *s, gfp_t gfp,
+			  struct cmstat_site *site)
+	__malloc;
+char *__cmstat_kstrndup_at(struct cmstat_heap *heap, const char *s,
+			   size_t max, gfp_t gfp, struct cmstat_site *site)
+	__malloc;
+void *__cmstat_kmemdup_at(struct cmstat_heap *heap, const void *src,
+			  size_t len, gfp_t gfp, struct cmstat_site *site)
+	__alloc_size(3);
+__printf(4, 0) char *__cmstat_kvasprintf_at(struct cmstat_heap *heap,
+					    gfp_t gfp,
+					    struct cmstat_site *site,
+					    const char *fmt, va_list ap)
+	__malloc;
+__printf(4, 5) char *__cmstat_kasprintf_at(struct cmstat_heap *heap,
+					   gfp_t gfp,
+					   struct cmstat_site *site,
+					   const char *fmt, ...)
+	__malloc;
+
 /**
  * cmstat_kmalloc() - allocate memory that cmstat_kfree() may free
  * @heap: heap to account the allocation in
@@ -177,6 +206,24 @@ cmstat_kcalloc_node(struct cmstat_heap *heap, size_t n, size_t size,
 	return cmstat_kmalloc_array_node(heap, n, size, gfp | __GFP_ZERO, node);
 }
 
+/*
+ * cmstat_krealloc_array(), for @site if not NULL (a module built with
+ * CMSTAT_SITES).  An overflow returns NULL here, not counted as a failure,
+ * with a site or without.
+ */
+static __always_inline void *__must_check
+__cmstat_krealloc_array(struct cmstat_heap *heap, const void *obj, size_t n,
+			size_t size, gfp_t gfp, struct cmstat_site *site)
+{
+	size_t bytes;
+
+	if (unlikely(check_mul_overflow(n, size, &bytes)))
+		return NULL;
+	if (site)
+		return __cmstat_krealloc_at(heap, obj, bytes, gfp, site);
+	return cmstat_krealloc(heap, obj, bytes, gfp);
+}
+
 /**
  * cmstat_krealloc_array() - cmstat_krealloc() to @n elements of @size
  * @heap: the heap it was allocated from, and the new memory's
@@ -191,11 +238,7 @@ static inline void *__must_check
 cmstat_krealloc_array(struct cmstat_heap *heap, const void *obj, size_t n,
 		      size_t size, gfp_t gfp)
 {
-	size_t bytes;
-
-	if (unlikely(check_mul_overflow(n, size, &bytes)))
-		return NULL;
-	return cmstat_krealloc(heap, obj, bytes, gfp);
+	return __cmstat_krealloc_array(heap, obj, n, size, gfp, NULL);
 }
 
 /**
@@ -281,6 +324,20 @@ cmstat_kvcalloc(struct cmstat_heap *heap, size_t n, size_t size, gfp_t gfp)
 	return cmstat_kvmalloc_array(heap, n, size, gfp | __GFP_ZERO);
 }
 
+/*
+ * cmstat_kvmalloc_node() for @site if not NULL: for helpers that allocate
+ * for their caller's site, which a macro at the call site passes them
+ * (include/cmstat/adopt.h's), and that allocate as before without one.
+ */
+static __always_inline __alloc_size(2) void *
+__cmstat_kvmalloc_node_site(struct cmstat_heap *heap, size_t size, gfp_t gfp,
+			    int node, struct cmstat_site *site)
+{
+	if (site)
+		return __cmstat_kvmalloc_node_at(heap, size, gfp, node, site);
+	return cmstat_kvmalloc_node(heap, size, gfp, node);
+}
+
 /**
  * cmstat_kvfree() - free memory from cmstat_kvmalloc(), or any
  * @heap: the heap it was allocated from
@@ -333,9 +390,11 @@ do {									\
 
 /*
  * Each call its own site, with CMSTAT_SITES: see include/cmstat/alloc.h.
- * The _node and kvmalloc() families pass theirs to cmstat.ko: a class
- * object counts in the site's row; vmalloc()ed memory, and what is above
- * the largest class, unattributed.
+ * The _node and kvmalloc() families, the copies, the formatted strings
+ * and the resizes pass theirs to cmstat.ko: a class object counts in the
+ * site's row; vmalloc()ed memory, and what is above the largest class,
+ * unattributed.  A resize in place allocates nothing, and its object stays
+ * in the row of the site that allocated it.
  */
 #ifdef CMSTAT_SITES
 #define cmstat_kmalloc(heap, size, gfp)					\
@@ -376,6 +435,34 @@ do {									\
 #define cmstat_kvcalloc(heap, n, size, gfp)				\
 	cmstat_kvmalloc_node(heap, size_mul(n, size), (gfp) | __GFP_ZERO, \
 			     NUMA_NO_NODE)
+#define cmstat_krealloc(heap, obj, new_size, gfp)			\
+	__cmstat_site_hooks(__cmstat_krealloc_at(heap, obj, new_size, gfp, \
+						 __CMSTAT_SITE_HERE()))
+#define cmstat_krealloc_array(heap, obj, n, size, gfp)			\
+	__cmstat_site_hooks(__cmstat_krealloc_array(heap, obj, n, size, gfp, \
+						    __CMSTAT_SITE_HERE()))
+#define cmstat_kvrealloc(heap, obj, new_size, gfp)			\
+	__cmstat_site_hooks(__cmstat_kvrealloc_at(heap, obj, new_size, gfp, \
+						  __CMSTAT_SITE_HERE()))
+#define cmstat_kmemdup(heap, src, len, gfp)				\
+	__cmstat_site_hooks(__cmstat_kmemdup_at(heap, src, len, gfp,	\
+						__CMSTAT_SITE_HERE()))
+#define cmstat_kmemdup_array(heap, src, n, size, gfp)			\
+	cmstat_kmemdup(heap, src, size_mul(n, size), gfp)
+#define cmstat_kstrdup(heap, s, gfp)					\
+	__cmstat_site_hooks(__cmstat_kstrdup_at(heap, s, gfp,		\
+						__CMSTAT_SITE_HERE()))
+#define cmstat_kstrndup(heap, s, max, gfp)				\
+	__cmstat_site_hooks(__cmstat_kstrndup_at(heap, s, max, gfp,	\
+						 __CMSTAT_SITE_HERE()))
+#define cmstat_kvasprintf(heap, gfp, fmt, ap)				\
+	__cmstat_site_hooks(__cmstat_kvasprintf_at(heap, gfp,		\
+						   __CMSTAT_SITE_HERE(), \
+						   fmt, ap))
+#define cmstat_kasprintf(heap, gfp, ...)				\
+	__cmstat_site_hooks(__cmstat_kasprintf_at(heap, gfp,		\
+						  __CMSTAT_SITE_HERE(),	\
+						  __VA_ARGS__))
 #endif
 
 #endif /* _CMSTAT_KMALLOC_H */

@@ -6,14 +6,19 @@
  * gets a row per call site in each heap it creates: allocations, frees,
  * live objects and live bytes of every cmstat_alloc(), cmstat_kmalloc()
  * and the rest of their inline families, of the _node and kvmalloc()
- * families, which pass their site to cmstat.ko, and of the typed caches'
- * allocations, counted in the same writer section as the heap's totals,
- * so that a heap's sites sum to its totals in every snapshot.  Each call
- * site has a static descriptor, as the kernel's allocation profiling has
- * a codetag; the first allocation from a heap binds it to a column of
- * that heap's site counters.  A free finds the column of the site that
- * allocated the object, wherever the object is freed, in a tag the
- * allocation left in a class object's last four bytes (the class is
+ * families, the copies and strings (cmstat_kmemdup(), cmstat_kstrdup(),
+ * cmstat_kasprintf() and the rest), the resizes (cmstat_krealloc(),
+ * cmstat_krealloc_array(), cmstat_kvrealloc()), which pass their site to
+ * cmstat.ko, and of the typed caches' allocations, counted in the same
+ * writer section as the heap's totals, so that a heap's sites sum to its
+ * totals in every snapshot.  A resize that moves an object counts the new
+ * one at its own site, as allocation profiling does; one in place
+ * allocates nothing, and the object stays at the site that allocated it.
+ * Each call site has a static descriptor, as the kernel's allocation
+ * profiling has a codetag; the first allocation from a heap binds it to a
+ * column of that heap's site counters.  A free finds the column of the
+ * site that allocated the object, wherever the object is freed, in a tag
+ * the allocation left in a class object's last four bytes (the class is
  * chosen for the requested size plus the tag), or in the four bytes past
  * a typed cache's object (the cache is made that much larger), or in the
  * record cmstat keeps of an allocation above the largest class.
@@ -22,10 +27,10 @@
  * (struct cmstat_node_stats), counted in the same sections: on a kernel
  * of one node that row is the sum of the site rows, and costs nothing.
  *
- * What no site is known for (cmstat_kstrdup() and the other out-of-line
- * allocations without a site, and sizes above the largest class on a
- * 32-bit kernel, whose records have no room for a column) is counted in
- * column 0, "unattributed", so the sums hold all the same.
+ * What no site is known for (a cmstat_realloc() that moves an object,
+ * and sizes above the largest class on a 32-bit kernel, whose records
+ * have no room for a column) is counted in column 0, "unattributed", so
+ * the sums hold all the same.
  * Documentation/allocator.rst has the costs and the rules.
  */
 #ifndef _CMSTAT_SITE_H

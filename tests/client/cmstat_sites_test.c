@@ -5,7 +5,10 @@
  * At load it creates heap "client_sites", allocates from SITES_NR call
  * sites, site i taking i + 1 objects, and frees the first object of each
  * from one function of its own: so each site's row must show i live
- * objects, whoever freed.  A typed cache's objects, which cmstat does not
+ * objects, whoever freed.  The last sites are out of line in cmstat.ko,
+ * with their site: a cmstat_kmemdup(), a cmstat_kstrdup(), and a
+ * cmstat_krealloc() that moves what one more site allocated, whose row
+ * then holds nothing.  A typed cache's objects, which cmstat does not
  * attribute, go to the unattributed row.  Two objects on each node with
  * memory, from one more site, cmstat_kmalloc_node() with __GFP_THISNODE,
  * fill the node table.
@@ -36,12 +39,13 @@
 #include <cmstat/cache.h>
 #include <cmstat/kmalloc.h>
 
-#define SITES_NR	12
+#define SITES_NR	15
 #define SITES_CACHED	5	/* typed-cache objects, unattributed */
 #define SITES_OBJ_SIZE	100
 #define SITES_PER_NODE	2	/* objects on each node with memory */
 #define SITES_NODE_SIZE	60	/* their request, and with the tag */
 #define SITES_NODE_HELD	64	/* the class that holds it */
+#define SITES_SEED_SIZE	8	/* what site 14 moves: the 16-byte class */
 
 /* Requests and the classes that hold them with the tag. */
 static const struct {
@@ -73,6 +77,9 @@ static void *sites_cached[SITES_CACHED];
 static void **sites_on_node;	/* SITES_PER_NODE per node id */
 static const char *sites_node_function;	/* and their site */
 static unsigned int sites_node_line;
+static const char *sites_seed_function;	/* the site of the moved objects */
+static unsigned int sites_seed_line;
+static char sites_text[256];	/* what sites 12 and 13 copy: 'x's, a NUL */
 static struct sites_entry sites[SITES_NR];
 static struct dentry *sites_dir;
 static DEFINE_MUTEX(sites_lock);	/* the ledger, and the objects */
@@ -86,10 +93,22 @@ static DEFINE_MUTEX(sites_lock);	/* the ledger, and the objects */
 		call;						\
 	})
 
+/*
+ * What site 14 moves, allocated here: once moved, freed by cmstat_krealloc(),
+ * counted against this line.
+ */
+static void *sites_seed(gfp_t gfp)
+{
+	sites_seed_function = __func__;
+	sites_seed_line = __LINE__ + 1;
+	return cmstat_kmalloc(sites_heap, SITES_SEED_SIZE, gfp);
+}
+
 /* The call of site @i: a line of its own each. */
 static void *sites_alloc(unsigned int i, struct sites_entry *e, gfp_t gfp)
 {
 	size_t n = e->size;
+	void *seed, *obj;
 
 	switch (i) {
 	case 0:
@@ -117,8 +136,24 @@ static void *sites_alloc(unsigned int i, struct sites_entry *e, gfp_t gfp)
 		return SITES_AT(e, cmstat_kzalloc(sites_heap, n, gfp));
 	case 10:
 		return SITES_AT(e, cmstat_kmalloc(sites_heap, n, gfp));
-	default:
+	case 11:
 		return SITES_AT(e, cmstat_kmalloc(sites_heap, n, gfp));
+	case 12:
+		return SITES_AT(e, cmstat_kmemdup(sites_heap, sites_text, n, gfp));
+	case 13:
+		/* The last n bytes of the text: n - 1 'x's and the NUL. */
+		return SITES_AT(e, cmstat_kstrdup(sites_heap,
+						  sites_text + sizeof(sites_text) - n,
+						  gfp));
+	default:
+		/* Moved: the request and the tag do not fit the seed's class. */
+		seed = sites_seed(gfp);
+		if (!seed)
+			return NULL;
+		obj = SITES_AT(e, cmstat_krealloc(sites_heap, seed, n, gfp));
+		if (!obj)
+			cmstat_kfree(sites_heap, seed);
+		return obj;
 	}
 }
 
@@ -226,6 +261,8 @@ static int sites_ledger_show(struct seq_file *m, void *unused)
 	seq_printf(m, "- 0 %u %u\n", cached, cached * SITES_OBJ_SIZE);
 	seq_printf(m, "%s %u %u %u\n", sites_node_function, sites_node_line,
 		   node_objs, node_objs * SITES_NODE_HELD);
+	/* Every object of the seed's site was moved away, and freed. */
+	seq_printf(m, "%s %u 0 0\n", sites_seed_function, sites_seed_line);
 	for (i = 0; i < SITES_NR; i++) {
 		unsigned int live = sites_live(&sites[i]);
 
@@ -315,6 +352,7 @@ static int __init sites_test_init(void)
 {
 	int err;
 
+	memset(sites_text, 'x', sizeof(sites_text) - 1);
 	sites_heap = cmstat_heap_create("client_sites");
 	if (IS_ERR(sites_heap))
 		return PTR_ERR(sites_heap);
