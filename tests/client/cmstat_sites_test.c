@@ -8,10 +8,13 @@
  * objects, whoever freed.  The last sites are out of line in cmstat.ko,
  * with their site: a cmstat_kmemdup(), a cmstat_kstrdup(), and a
  * cmstat_krealloc() that moves what one more site allocated, whose row
- * then holds nothing.  A typed cache's objects, which cmstat does not
- * attribute, go to the unattributed row.  Two objects on each node with
- * memory, from one more site, cmstat_kmalloc_node() with __GFP_THISNODE,
- * fill the node table.
+ * then holds nothing.  A typed cache's objects have a site of their own,
+ * their tag past the object, and so does an allocation above the largest
+ * class, its column in cmstat's record of it (on a 64-bit kernel, which
+ * is where make check runs this module).  Nothing is left to the
+ * unattributed row.  Two objects on each node with memory,
+ * from one more site, cmstat_kmalloc_node() with __GFP_THISNODE, fill the
+ * node table.
  *
  * It keeps its own ledger of what each site holds, and shows it in
  * /sys/kernel/debug/cmstat_sites_test/ledger, one line per site, as the
@@ -40,12 +43,13 @@
 #include <cmstat/kmalloc.h>
 
 #define SITES_NR	15
-#define SITES_CACHED	5	/* typed-cache objects, unattributed */
+#define SITES_CACHED	5	/* typed-cache objects, at one site */
 #define SITES_OBJ_SIZE	100
 #define SITES_PER_NODE	2	/* objects on each node with memory */
 #define SITES_NODE_SIZE	60	/* their request, and with the tag */
 #define SITES_NODE_HELD	64	/* the class that holds it */
 #define SITES_SEED_SIZE	8	/* what site 14 moves: the 16-byte class */
+#define SITES_LARGE_SIZE	(512 * 1024)	/* above the largest class */
 
 /* Requests and the classes that hold them with the tag. */
 static const struct {
@@ -74,6 +78,11 @@ struct sites_entry {
 static struct cmstat_heap *sites_heap;
 static struct cmstat_cache *sites_cache;
 static void *sites_cached[SITES_CACHED];
+static const char *sites_cached_function;	/* and their site */
+static unsigned int sites_cached_line;
+static void *sites_large;
+static const char *sites_large_function;
+static unsigned int sites_large_line;
 static void **sites_on_node;	/* SITES_PER_NODE per node id */
 static const char *sites_node_function;	/* and their site */
 static unsigned int sites_node_line;
@@ -179,6 +188,8 @@ static void sites_free_all(void)
 		cmstat_cache_free(sites_cache, sites_cached[k]);
 		sites_cached[k] = NULL;
 	}
+	cmstat_kfree(sites_heap, sites_large);
+	sites_large = NULL;
 	for (k = 0; sites_on_node && k < nr_node_ids * SITES_PER_NODE; k++) {
 		cmstat_kfree(sites_heap, sites_on_node[k]);
 		sites_on_node[k] = NULL;
@@ -232,11 +243,18 @@ static int sites_fill(void)
 		}
 		sites_free(e, 0);
 	}
+	sites_cached_function = __func__;
 	for (k = 0; k < SITES_CACHED; k++) {
+		sites_cached_line = __LINE__ + 1;
 		sites_cached[k] = cmstat_cache_alloc(sites_cache, GFP_KERNEL);
 		if (!sites_cached[k])
 			return -ENOMEM;
 	}
+	sites_large_function = __func__;
+	sites_large_line = __LINE__ + 1;
+	sites_large = cmstat_kmalloc(sites_heap, SITES_LARGE_SIZE, GFP_KERNEL);
+	if (!sites_large)
+		return -ENOMEM;
 	return sites_fill_nodes();
 }
 
@@ -258,7 +276,11 @@ static int sites_ledger_show(struct seq_file *m, void *unused)
 		cached += !!sites_cached[k];
 	for (k = 0; k < nr_node_ids * SITES_PER_NODE; k++)
 		node_objs += !!sites_on_node[k];
-	seq_printf(m, "- 0 %u %u\n", cached, cached * SITES_OBJ_SIZE);
+	seq_puts(m, "- 0 0 0\n");
+	seq_printf(m, "%s %u %u %u\n", sites_cached_function, sites_cached_line,
+		   cached, cached * SITES_OBJ_SIZE);
+	seq_printf(m, "%s %u %u %u\n", sites_large_function, sites_large_line,
+		   !!sites_large, sites_large ? SITES_LARGE_SIZE : 0);
 	seq_printf(m, "%s %u %u %u\n", sites_node_function, sites_node_line,
 		   node_objs, node_objs * SITES_NODE_HELD);
 	/* Every object of the seed's site was moved away, and freed. */
@@ -311,6 +333,7 @@ static int sites_nodes_show(struct seq_file *m, void *unused)
 					 sites[i].class);
 	for (k = 0; k < SITES_CACHED; k++)
 		sites_node_count(objs, bytes, sites_cached[k], SITES_OBJ_SIZE);
+	sites_node_count(objs, bytes, sites_large, SITES_LARGE_SIZE);
 	for (k = 0; k < nr_node_ids * SITES_PER_NODE; k++)
 		sites_node_count(objs, bytes, sites_on_node[k],
 				 SITES_NODE_HELD);
