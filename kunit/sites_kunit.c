@@ -408,6 +408,42 @@ static void sites_node_expect(u64 *live, u64 *bytes, const void *obj,
 	bytes[nid] += held;
 }
 
+/*
+ * cmstat_realloc(), sized, out of line: the memory a resize moves to is an
+ * allocation at its line, and the old object's free counts at the line
+ * that allocated it.
+ */
+static void sites_realloc_moves(struct kunit *test)
+{
+	struct cmstat_heap *heap = cmstat_kunit_heap(test, "sites_realloc");
+	struct cmstat_site_stats *rows = sites_rows(test);
+	struct cmstat_heap_stats *st = sites_stats(test);
+	const struct cmstat_site_stats *row;
+	unsigned int n, from_line, to_line;
+	void *obj, *moved;
+
+	from_line = __LINE__ + 1;
+	obj = cmstat_alloc(heap, 24, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, obj);
+	to_line = __LINE__ + 1;
+	moved = cmstat_realloc(heap, obj, 24, 200, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, moved);
+	n = sites_read(test, heap, rows, st);
+	sites_expect_sums(test, rows, n, st);
+	row = sites_row(rows, n, __func__, from_line);
+	KUNIT_ASSERT_NOT_NULL(test, row);
+	KUNIT_EXPECT_EQ(test, row->frees, 1);
+	KUNIT_EXPECT_EQ(test, row->live_objects, 0);
+	/* 200 and the tag, 208. */
+	sites_expect_one(test, rows, n, __func__, to_line, 208);
+	KUNIT_EXPECT_EQ(test, rows[0].mallocs, 0);
+
+	cmstat_free(heap, moved, 200);
+	n = sites_read(test, heap, rows, st);
+	sites_expect_sums(test, rows, n, st);
+	KUNIT_EXPECT_EQ(test, st->live_objects, 0);
+}
+
 /* A typed cache's object that a constructor fills, freed after RCU. */
 struct sites_ctor_obj {
 	struct rcu_head rcu;
@@ -992,6 +1028,7 @@ static struct kunit_case sites_cases[] = {
 	KUNIT_CASE(sites_rows_exact),
 	KUNIT_CASE(sites_typed_large_frees),
 	KUNIT_CASE(sites_dup_rows),
+	KUNIT_CASE(sites_realloc_moves),
 	KUNIT_CASE(sites_nodes_exact),
 	KUNIT_CASE(sites_tag_room),
 	KUNIT_CASE(sites_leak_report_names_line),

@@ -426,43 +426,21 @@ static void cmstat_account_resize(struct cmstat_heap *heap, const void *obj,
 	cmstat_section_end(&sec);
 }
 
-/**
- * cmstat_realloc() - resize memory from a heap
- * @heap: the heap it was allocated from, and the new memory's
- * @obj: memory from cmstat_alloc() (or the like) on @heap, of @old_size;
- *	NULL or ZERO_SIZE_PTR to allocate anew
- * @old_size: the size passed to its allocation (or its last resize)
- * @new_size: bytes wanted; 0 frees @obj
- * @gfp: allocation flags, as for cmstat_alloc()
- *
- * krealloc() for cmstat objects, sized as cmstat_free() is.  Within the
- * same size class the object stays where it is and @obj comes back; else
- * (and above %CMSTAT_MAX_CLASS_SIZE always) the contents up to the smaller
- * size move to a new allocation and @obj is freed.  The statistics count
- * a free of @old_size and an allocation of @new_size either way, in the
- * same class at once when in place.  With __GFP_ZERO (or init_on_alloc),
- * the bytes past @new_size in the object are zeroed, as krealloc() does,
- * and past @old_size when it grows.  Not krealloc() itself on a cmstat
- * object: it frees the object behind the statistics' back, so it counts
- * as live for ever (see Documentation/allocator.rst).  With debug_free=1,
- * a resize with the wrong size or heap is refused as cmstat_free() refuses
- * a free.  Process or interrupt context, as cmstat_alloc() with @gfp.
- *
- * Return: the memory, of @new_size bytes; ZERO_SIZE_PTR when @new_size is
- * 0 (@obj freed); NULL, with @obj left as it was, when the allocation fails
- * or cmstat_alloc() would refuse @new_size or @gfp (counted in
- * failed_allocs), or debug_free=1 refuses the resize.
+/*
+ * cmstat_realloc() for @caller, whose call site is @site, or NULL: the
+ * memory a resize moves to is an allocation at @site, as allocation
+ * profiling counts a krealloc() that moves at its caller.
  */
-void *cmstat_realloc(struct cmstat_heap *heap, const void *obj,
-		     size_t old_size, size_t new_size, gfp_t gfp)
+static void *cmstat_realloc_from(struct cmstat_heap *heap, const void *obj,
+				 size_t old_size, size_t new_size, gfp_t gfp,
+				 unsigned long caller, struct cmstat_site *site)
 {
 	size_t tag = __cmstat_tag_bytes(heap);
-	unsigned long caller = _RET_IP_;
 	void *new;
 
 	if (ZERO_OR_NULL_PTR(obj))
 		return cmstat_alloc_from(heap, new_size, gfp, NUMA_NO_NODE, 0,
-					 caller, NULL);
+					 caller, site);
 	if (!new_size) {
 		__cmstat_free(heap, obj, old_size);
 		return ZERO_SIZE_PTR;
@@ -493,7 +471,7 @@ void *cmstat_realloc(struct cmstat_heap *heap, const void *obj,
 		return (void *)obj;
 	}
 	new = cmstat_alloc_from(heap, new_size, gfp, NUMA_NO_NODE, 0, caller,
-				NULL);
+				site);
 	if (!new)
 		return NULL;
 	/* Checked before it is read: @old_size may be wrong. */
@@ -505,7 +483,64 @@ void *cmstat_realloc(struct cmstat_heap *heap, const void *obj,
 	cmstat_free_checked(heap, obj, old_size);
 	return new;
 }
+
+/**
+ * cmstat_realloc() - resize memory from a heap
+ * @heap: the heap it was allocated from, and the new memory's
+ * @obj: memory from cmstat_alloc() (or the like) on @heap, of @old_size;
+ *	NULL or ZERO_SIZE_PTR to allocate anew
+ * @old_size: the size passed to its allocation (or its last resize)
+ * @new_size: bytes wanted; 0 frees @obj
+ * @gfp: allocation flags, as for cmstat_alloc()
+ *
+ * krealloc() for cmstat objects, sized as cmstat_free() is.  Within the
+ * same size class the object stays where it is and @obj comes back; else
+ * (and above %CMSTAT_MAX_CLASS_SIZE always) the contents up to the smaller
+ * size move to a new allocation and @obj is freed.  The statistics count
+ * a free of @old_size and an allocation of @new_size either way, in the
+ * same class at once when in place.  With __GFP_ZERO (or init_on_alloc),
+ * the bytes past @new_size in the object are zeroed, as krealloc() does,
+ * and past @old_size when it grows.  Not krealloc() itself on a cmstat
+ * object: it frees the object behind the statistics' back, so it counts
+ * as live for ever (see Documentation/allocator.rst).  With debug_free=1,
+ * a resize with the wrong size or heap is refused as cmstat_free() refuses
+ * a free.  Process or interrupt context, as cmstat_alloc() with @gfp.
+ *
+ * Return: the memory, of @new_size bytes; ZERO_SIZE_PTR when @new_size is
+ * 0 (@obj freed); NULL, with @obj left as it was, when the allocation fails
+ * or cmstat_alloc() would refuse @new_size or @gfp (counted in
+ * failed_allocs), or debug_free=1 refuses the resize.
+ */
+void *cmstat_realloc(struct cmstat_heap *heap, const void *obj,
+		     size_t old_size, size_t new_size, gfp_t gfp)
+{
+	return cmstat_realloc_from(heap, obj, old_size, new_size, gfp,
+				   _RET_IP_, NULL);
+}
 EXPORT_SYMBOL_GPL(cmstat_realloc);
+
+/**
+ * __cmstat_realloc_at() - cmstat_realloc() for a call site, out of line
+ * @heap: as for cmstat_realloc()
+ * @obj: as for cmstat_realloc()
+ * @old_size: as for cmstat_realloc()
+ * @new_size: as for cmstat_realloc()
+ * @gfp: as for cmstat_realloc()
+ * @site: the call site's descriptor
+ *
+ * What cmstat_realloc() becomes in a module built with CMSTAT_SITES: the
+ * memory a resize moves to counts in @site's row.  Not for direct use.
+ *
+ * Return: as cmstat_realloc().
+ */
+void *__cmstat_realloc_at(struct cmstat_heap *heap, const void *obj,
+			  size_t old_size, size_t new_size, gfp_t gfp,
+			  struct cmstat_site *site)
+{
+	return cmstat_realloc_from(heap, obj, old_size, new_size, gfp,
+				   _RET_IP_, site);
+}
+EXPORT_SYMBOL_GPL(__cmstat_realloc_at);
 
 /* Whether the inline fast path accounts: cmstat_alloc_init() decides. */
 DEFINE_STATIC_KEY_TRUE(cmstat_inline_accounting);

@@ -321,6 +321,11 @@ void __cmstat_free(struct cmstat_heap *heap, const void *obj, size_t size);
 void *__must_check cmstat_realloc(struct cmstat_heap *heap, const void *obj,
 				  size_t old_size, size_t new_size, gfp_t gfp)
 	__realloc_size(4);
+void *__must_check __cmstat_realloc_at(struct cmstat_heap *heap,
+				       const void *obj, size_t old_size,
+				       size_t new_size, gfp_t gfp,
+				       struct cmstat_site *site)
+	__realloc_size(4);
 void *__cmstat_alloc_tail(struct cmstat_heap *heap, void *obj,
 			  unsigned int class, size_t size, gfp_t gfp)
 	__realloc_size(4);
@@ -943,6 +948,10 @@ static __always_inline void cmstat_free_array(struct cmstat_heap *heap,
 	__cmstat_site_hooks(__cmstat_alloc_inline(heap, size_mul(n, size), \
 						  gfp, false,		\
 						  __CMSTAT_SITE_HERE()))
+#define cmstat_realloc(heap, obj, old_size, new_size, gfp)		\
+	__cmstat_site_hooks(__cmstat_realloc_at(heap, obj, old_size,	\
+						new_size, gfp,		\
+						__CMSTAT_SITE_HERE()))
 #define cmstat_heap_create(name)	cmstat_heap_create_sites(name)
 #endif
 

@@ -7,8 +7,8 @@
  * live objects and live bytes of every cmstat_alloc(), cmstat_kmalloc()
  * and the rest of their inline families, of the _node and kvmalloc()
  * families, the copies and strings (cmstat_kmemdup(), cmstat_kstrdup(),
- * cmstat_kasprintf() and the rest), the resizes (cmstat_krealloc(),
- * cmstat_krealloc_array(), cmstat_kvrealloc()), which pass their site to
+ * cmstat_kasprintf() and the rest), the resizes (cmstat_realloc(),
+ * cmstat_krealloc() and the rest), which pass their site to
  * cmstat.ko, and of the typed caches' allocations, counted in the same
  * writer section as the heap's totals, so that a heap's sites sum to its
  * totals in every snapshot.  A resize that moves an object counts the new
@@ -27,10 +27,12 @@
  * (struct cmstat_node_stats), counted in the same sections: on a kernel
  * of one node that row is the sum of the site rows, and costs nothing.
  *
- * What no site is known for (a cmstat_realloc() that moves an object,
- * and sizes above the largest class on a 32-bit kernel, whose records
- * have no room for a column) is counted in column 0, "unattributed", so
- * the sums hold all the same.
+ * What no site is known for (a direct call, or one through a pointer, of
+ * the exported function under a sited macro, such as __cmstat_kmalloc();
+ * an object a module built without CMSTAT_SITES left untagged; sizes
+ * above the largest class on a 32-bit kernel, whose records have no room
+ * for a column) is counted in column 0, "unattributed", so the
+ * sums hold all the same.
  * Documentation/allocator.rst has the costs and the rules.
  */
 #ifndef _CMSTAT_SITE_H
