@@ -44,8 +44,11 @@ static noinline int sited_typed_pairs(struct cmstat_cache *cc,
 }
 
 /*
- * As "sites_typed_alloc_free": a typed cache of @size, of alloc.c's
- * typed cache's geometry, in @heap.  Return: as sited_typed_pairs().
+ * As "sites_typed_alloc_free": a typed cache of @size in @heap, whose
+ * usercopy region is alloc.c's typed cache's, aligned as the slab
+ * allocator aligns it: alloc.c's, aligned at its size, would have no room
+ * for the tag but a whole alignment more, and count unattributed (see
+ * CMSTAT_CACHE_TAG_COST_MAX).  Return: as sited_typed_pairs().
  */
 static int sited_typed(struct cmstat_heap *heap, const char *group,
 		       size_t size, unsigned long iters)
@@ -56,7 +59,7 @@ static int sited_typed(struct cmstat_heap *heap, const char *group,
 	int err;
 
 	cc = cmstat_cache_create_usercopy(heap, "cmstat_bench_sites_typed",
-					  size, size & -size, 0, 0, size, NULL);
+					  size, 0, 0, 0, size, NULL);
 	if (!cc)
 		return -ENOMEM;
 	start = ktime_get_ns();

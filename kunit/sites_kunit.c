@@ -547,6 +547,35 @@ static void sites_typed_large_frees(struct kunit *test)
 }
 
 /*
+ * A typed cache whose objects fill their alignment has no room for a tag
+ * but a whole alignment more: its objects count unattributed, and the rows
+ * still sum.
+ */
+static void sites_typed_untagged(struct kunit *test)
+{
+	struct cmstat_heap *heap = cmstat_kunit_heap(test, "sites_aligned");
+	struct cmstat_cache *cc = cmstat_kunit_cache(test, heap, "sites_al64",
+						     64, 64, 0, NULL);
+	struct cmstat_site_stats *rows = sites_rows(test);
+	struct cmstat_heap_stats *st = sites_stats(test);
+	unsigned int n;
+	void *obj;
+
+	KUNIT_EXPECT_EQ(test, cc->tag_end, CMSTAT_CACHE_UNTAGGED);
+	obj = cmstat_cache_alloc(cc, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, obj);
+	n = sites_read(test, heap, rows, st);
+	sites_expect_sums(test, rows, n, st);
+	KUNIT_EXPECT_EQ(test, n, 1);
+	KUNIT_EXPECT_EQ(test, rows[0].live_objects, 1);
+	KUNIT_EXPECT_EQ(test, rows[0].live_bytes, 64);
+	sites_free_elsewhere(heap, obj);
+	n = sites_read(test, heap, rows, st);
+	sites_expect_sums(test, rows, n, st);
+	KUNIT_EXPECT_EQ(test, rows[0].frees, 1);
+}
+
+/*
  * Each node its row, by the node of the memory: on every node with
  * memory a slab may use, two class objects and a typed cache's,
  * allocated there with __GFP_THISNODE; one allocated anywhere, a
@@ -1027,6 +1056,7 @@ static void sites_stress(struct kunit *test)
 static struct kunit_case sites_cases[] = {
 	KUNIT_CASE(sites_rows_exact),
 	KUNIT_CASE(sites_typed_large_frees),
+	KUNIT_CASE(sites_typed_untagged),
 	KUNIT_CASE(sites_dup_rows),
 	KUNIT_CASE(sites_realloc_moves),
 	KUNIT_CASE(sites_nodes_exact),

@@ -83,7 +83,7 @@ void *__cmstat_alloc_tail(struct cmstat_heap *heap, void *obj,
 	}
 	cmstat_account(heap, CMSTAT_HC_CLASS_MALLOCS + class,
 		       CMSTAT_HC_REQUESTED_ALLOC_BYTES, size, -1, 0,
-		       cmstat_site_count_of(heap, obj, class,
+		       cmstat_site_count_of(heap, obj,
 					    cmstat_class_sizes[class], false));
 	return obj;
 }
@@ -106,8 +106,7 @@ void __cmstat_free_tail(struct cmstat_heap *heap, const void *obj,
 
 	if (ZERO_OR_NULL_PTR(obj) || !cmstat_debug_untrack(heap, obj, size))
 		return;
-	site = cmstat_site_count_of(heap, obj, class, cmstat_class_sizes[class],
-				    true);
+	site = cmstat_site_count_of(heap, obj, cmstat_class_sizes[class], true);
 	__cmstat_kfree(obj);
 	cmstat_account(heap, CMSTAT_HC_CLASS_FREES + class,
 		       CMSTAT_HC_REQUESTED_FREE_BYTES, size, -1, 0, site);
@@ -219,7 +218,12 @@ void *cmstat_alloc_from(struct cmstat_heap *heap, size_t size, gfp_t gfp,
 					   cmstat_class_sizes[class] : size,
 					   gfp);
 	}
-	obj = size <= CMSTAT_ALLOC_MAX ? kmalloc_node(size, gfp, node) : NULL;
+	if (size > CMSTAT_ALLOC_MAX)
+		obj = NULL;
+	else if (site)	/* whose macro tagged its line for profiling */
+		obj = cmstat_kmalloc_node_noprof(size, gfp, node);
+	else
+		obj = kmalloc_node(size, gfp, node);
 	return cmstat_large_done(heap, obj, size, false, gfp, how, site);
 }
 
@@ -341,12 +345,9 @@ static void cmstat_free_large(struct cmstat_heap *heap, const void *obj,
 			      size_t size)
 {
 	size_t held = cmstat_alloc_held_bytes(size);
-	struct cmstat_site_count site;
-	struct cmstat_owner owner;
-
 	/* Read while @obj is allocated: its record, and its node. */
-	cmstat_owner_of(obj, &owner);
-	site = cmstat_large_site(heap, obj, owner.col, held, true);
+	struct cmstat_site_count site =
+		cmstat_large_site(heap, obj, cmstat_large_col(obj), held, true);
 
 	cmstat_large_release(obj);
 	cmstat_account(heap, CMSTAT_HC_LARGE_FREES,
@@ -370,8 +371,7 @@ static void cmstat_free_checked(struct cmstat_heap *heap, const void *obj,
 		return;
 	}
 	class = __cmstat_class_lookup(size + tag);
-	site = cmstat_site_count_of(heap, obj, class, cmstat_class_sizes[class],
-				    true);
+	site = cmstat_site_count_of(heap, obj, cmstat_class_sizes[class], true);
 	/* Whatever @size says: kfree() finds the object's own slab. */
 	__cmstat_kfree(obj);
 	cmstat_account(heap, CMSTAT_HC_CLASS_FREES + class,
@@ -408,8 +408,7 @@ static void cmstat_account_resize(struct cmstat_heap *heap, const void *obj,
 	struct cmstat_section sec;
 	u64 __percpu *slot;
 
-	site = cmstat_site_count_of(heap, obj, class, cmstat_class_sizes[class],
-				    true);
+	site = cmstat_site_count_of(heap, obj, cmstat_class_sizes[class], true);
 	if (!cmstat_section_begin(&sec, &cmstat_heap_group))
 		return;
 	slot = __cmstat_slot(&sec, heap->slots);

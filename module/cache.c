@@ -32,6 +32,61 @@ const char *cmstat_cache_name(const struct cmstat_cache *cc)
 }
 EXPORT_SYMBOL_GPL(cmstat_cache_name);
 
+/*
+ * The bytes the slab allocator gives an object of @size in a cache of
+ * @align and @flags: its size aligned as calculate_alignment() of
+ * mm/slab_common.c aligns it.
+ */
+static unsigned int cmstat_slab_stride(unsigned int size, unsigned int align,
+				       slab_flags_t flags)
+{
+	unsigned int ralign;
+
+	if (flags & SLAB_HWCACHE_ALIGN) {
+		ralign = cache_line_size();
+		while (size <= ralign / 2)
+			ralign /= 2;
+		align = max(align, ralign);
+	}
+	align = ALIGN(max_t(unsigned int, align, arch_slab_minalign()),
+		      sizeof(void *));
+	return ALIGN(size, align);
+}
+
+/*
+ * A typed cache of a heap with site rows: room for the tag past each
+ * object, where it costs at most CMSTAT_CACHE_TAG_COST_MAX bytes an
+ * object; else (an alignment the object fills) its objects count
+ * unattributed, as cmstat says.
+ */
+static void cmstat_cache_make_room(struct cmstat_cache_priv *cp,
+				   unsigned int align, unsigned int useroffset,
+				   unsigned int usersize, slab_flags_t flags)
+{
+	unsigned int size = cp->cc.size;
+	unsigned int tag_end = ALIGN(size, CMSTAT_SITE_TAG_SIZE) +
+			       CMSTAT_SITE_TAG_SIZE;
+	unsigned int cost;
+
+	cp->cc.tag_end = CMSTAT_CACHE_UNTAGGED;
+	/*
+	 * Refused by the slab allocator, or a usercopy region past the object,
+	 * which it reports: as it would without a tag.
+	 */
+	if (size > KMALLOC_MAX_SIZE || usersize > size ||
+	    useroffset > size - usersize)
+		return;
+	cost = cmstat_slab_stride(tag_end, align, flags) -
+	       cmstat_slab_stride(size, align, flags);
+	if (cost > CMSTAT_CACHE_TAG_COST_MAX) {
+		pr_info("typed cache %s of heap %s: a site tag would cost %u bytes an object; its objects count unattributed\n",
+			cp->name, cmstat_heap_name(cp->cc.heap), cost);
+		return;
+	}
+	cp->cc.tag_end = tag_end;
+	cp->obj_size = tag_end;
+}
+
 /**
  * cmstat_cache_create_args() - create a typed cache counted by a heap
  * @heap: the heap whose statistics count its objects
@@ -66,12 +121,9 @@ cmstat_cache_create_args(struct cmstat_heap *heap, const char *name,
 	cp->cc.slots = heap->slots;
 	cp->cc.size = size;
 	cp->obj_size = size;
-	/* A heap with site rows tags each object past the client's. */
-	if (__cmstat_heap_has_sites(heap) && size <= KMALLOC_MAX_SIZE) {
-		cp->cc.tag_end = ALIGN(size, CMSTAT_SITE_TAG_SIZE) +
-				 CMSTAT_SITE_TAG_SIZE;
-		cp->obj_size = cp->cc.tag_end;
-	}
+	if (__cmstat_heap_has_sites(heap))
+		cmstat_cache_make_room(cp, args->align, args->useroffset,
+				       args->usersize, flags);
 	slab_size = cmstat_later_cache_size(cp->obj_size, args->ctor, flags);
 	cp->cc.slab = cmstat_kmem_cache_create(name, slab_size, args,
 					       flags | CMSTAT_SLAB_NO_MERGE);
@@ -207,12 +259,12 @@ int cmstat_cache_read(struct cmstat_cache *cc, struct cmstat_cache_stats *st)
 EXPORT_SYMBOL_GPL(cmstat_cache_read);
 
 /*
- * @n allocations from @cc, @objs, for @site, or frees of them into it, in
- * one section.  The objects are still allocated: an allocation's are
- * tagged, a free's tags and every object's node are read.
+ * @n allocations from @cc, @objs, tagged with column @col (-1: none), or
+ * frees of them into it (@col unused), in one section.  The objects are
+ * still allocated: a free's tags and every object's node are read.
  */
 static void cmstat_cache_account(struct cmstat_cache *cc, bool free, size_t n,
-				 void **objs, struct cmstat_site *site)
+				 void **objs, int col)
 {
 	struct cmstat_section sec;
 	u64 __percpu *slot;
@@ -226,27 +278,50 @@ static void cmstat_cache_account(struct cmstat_cache *cc, bool free, size_t n,
 	cmstat_section_add(slot, free ? CMSTAT_HC_CACHE_FREE_BYTES :
 					CMSTAT_HC_CACHE_ALLOC_BYTES,
 			   n * cc->size);
-	for (i = 0; i < n && __cmstat_cache_sited(cc); i++)
-		__cmstat_site_count(&sec, free ?
-				    __cmstat_cache_site(cc, objs[i]) :
-				    __cmstat_cache_tag(cc, objs[i], site));
+	if (!free && col >= 0) {
+		__cmstat_site_add(&sec, cc->heap, col, false, n, cc->size);
+		for (i = 0; i < n && static_branch_unlikely(&cmstat_by_node_key);
+		     i++)
+			__cmstat_node_add(&sec, cc->heap,
+					  __cmstat_obj_nid(objs[i]), false, 1,
+					  cc->size);
+	}
+	for (i = 0; i < n && free && __cmstat_cache_sited(cc); i++)
+		__cmstat_site_count(&sec, __cmstat_cache_site(cc, objs[i]));
 	cmstat_section_end(&sec);
 }
 
+/*
+ * Tag @n objects of @cc, just allocated, with @site's column.
+ * Return: the column, or -1 for a cache not sited.
+ */
+static int cmstat_cache_tag_bulk(struct cmstat_cache *cc, size_t n,
+				 void **objs, struct cmstat_site *site)
+{
+	int col = n ? __cmstat_cache_tag(cc, objs[0], site) : -1;
+	size_t i;
+
+	for (i = 1; i < n && col >= 0 && cc->tag_end != CMSTAT_CACHE_UNTAGGED;
+	     i++)
+		*__cmstat_site_tag(objs[i], cc->tag_end) =
+			*__cmstat_site_tag(objs[0], cc->tag_end);
+	return col;
+}
+
 /**
- * __cmstat_cache_alloc_tail() - the end of an allocation, out of line
+ * __cmstat_cache_alloc_tail_col() - the end of an allocation, out of line
  * @cc: the cache
  * @obj: what its slab cache returned, or NULL
  * @gfp: the allocation's flags
- * @site: the call site's descriptor, or NULL
+ * @col: the column @obj is tagged with, or -1 for a cache not sited
  *
  * For the inline cmstat_cache_alloc() with debug_free=1.  Not for direct
  * use.
  *
  * Return: @obj, or NULL if it could not be tracked (then it is freed).
  */
-void *__cmstat_cache_alloc_tail(struct cmstat_cache *cc, void *obj, gfp_t gfp,
-				struct cmstat_site *site)
+void *__cmstat_cache_alloc_tail_col(struct cmstat_cache *cc, void *obj,
+				    gfp_t gfp, int col)
 {
 	if (obj && cmstat_debug_track(cc->heap, obj, cc->size, gfp)) {
 		kmem_cache_free(cc->slab, obj);
@@ -256,10 +331,10 @@ void *__cmstat_cache_alloc_tail(struct cmstat_cache *cc, void *obj, gfp_t gfp,
 		__cmstat_alloc_failed(cc->heap);
 		return NULL;
 	}
-	cmstat_cache_account(cc, false, 1, &obj, site);
+	cmstat_cache_account(cc, false, 1, &obj, col);
 	return obj;
 }
-EXPORT_SYMBOL_GPL(__cmstat_cache_alloc_tail);
+EXPORT_SYMBOL_GPL(__cmstat_cache_alloc_tail_col);
 
 /**
  * __cmstat_cache_free_tail() - a free with debug_free=1, out of line
@@ -272,7 +347,7 @@ void __cmstat_cache_free_tail(struct cmstat_cache *cc, void *obj)
 {
 	if (!obj || !cmstat_debug_untrack(cc->heap, obj, cc->size))
 		return;
-	cmstat_cache_account(cc, true, 1, &obj, NULL);
+	cmstat_cache_account(cc, true, 1, &obj, -1);
 	__cmstat_kfree(obj);
 }
 EXPORT_SYMBOL_GPL(__cmstat_cache_free_tail);
@@ -303,7 +378,9 @@ void *__cmstat_cache_alloc_lru_at(struct cmstat_cache *cc,
 		obj = cmstat_slab_alloc_lru_noprof(cc->slab, lru, gfp);
 	else
 		obj = kmem_cache_alloc_lru(cc->slab, lru, gfp);
-	return __cmstat_cache_alloc_done(cc, obj, gfp, site);
+	return __cmstat_cache_alloc_done(cc, obj, gfp,
+					 obj ? __cmstat_cache_tag(cc, obj, site) :
+					       -1);
 }
 EXPORT_SYMBOL_GPL(__cmstat_cache_alloc_lru_at);
 
@@ -365,7 +442,8 @@ int __cmstat_cache_alloc_bulk_at(struct cmstat_cache *cc, gfp_t gfp, size_t n,
 		return 0;
 	}
 	if (n)
-		cmstat_cache_account(cc, false, n, objs, site);
+		cmstat_cache_account(cc, false, n, objs,
+				     cmstat_cache_tag_bulk(cc, n, objs, site));
 	return n;
 }
 EXPORT_SYMBOL_GPL(__cmstat_cache_alloc_bulk_at);
@@ -408,7 +486,7 @@ void cmstat_cache_free_bulk(struct cmstat_cache *cc, size_t n, void **objs)
 		return;
 	}
 	if (n)
-		cmstat_cache_account(cc, true, n, objs, NULL);
+		cmstat_cache_account(cc, true, n, objs, -1);
 	kmem_cache_free_bulk(cc->slab, n, objs);
 }
 EXPORT_SYMBOL_GPL(cmstat_cache_free_bulk);

@@ -31,8 +31,9 @@
  *   into those objects: the constructed state must survive the free, and
  *   a lockless reader may still look at it) or objects under a word.
  *   Those caches get one more word per object on PREEMPT_RT, past the
- *   client's object (cmstat_later_cache_size()), as the slab allocator
- *   gives them a free pointer of their own: the link goes there;
+ *   client's object and its site tag (cmstat_later_cache_size()), as the
+ *   slab allocator gives them a free pointer of their own: the link goes
+ *   there;
  * - a large allocation given to cmstat_kfree_rcu(): RCU readers may still
  *   read all of it, so the link goes in its rcu_head, which the caller
  *   gave up with it, as to kfree_rcu().  The work item forgets the record

@@ -147,6 +147,7 @@ void cmstat_owner_del_cache(struct cmstat_cache_priv *cp);
 int cmstat_large_record(const void *obj, size_t size, bool vmalloc, int col,
 			gfp_t gfp);
 void cmstat_large_forget(const void *obj);
+int cmstat_large_col(const void *obj);
 
 /* free_later.c: frees where PREEMPT_RT's allocators cannot take them. */
 void cmstat_large_release(const void *obj);
@@ -277,26 +278,22 @@ int cmstat_nodes_take(const struct cmstat_heap_priv *hp,
 		      struct cmstat_node_stats **rows);
 
 /*
- * What freeing or allocating @obj (if @free, or not) adds to @heap's site
- * rows, for cmstat_account(): the column in the tag of a class object
- * (@class not -1), the unattributed one for the rest, nothing for a heap
- * without site rows.  @held: the object's bytes, as the heap holds them.
- * Read while @obj is still allocated.  Inline: cmstat_kfree() calls it.
+ * What freeing or allocating @obj (if @free, or not), a class object of
+ * @held bytes, adds to @heap's site rows, for cmstat_account(): the column
+ * in its tag, nothing for a heap without site rows.  Read while @obj is
+ * still allocated.  Inline: cmstat_kfree() calls it.
  */
 static inline struct cmstat_site_count
-cmstat_site_count_of(struct cmstat_heap *heap, const void *obj, int class,
-		     size_t held, bool free)
+cmstat_site_count_of(struct cmstat_heap *heap, const void *obj, size_t held,
+		     bool free)
 {
 	struct cmstat_site_count count = {
 		.heap = heap,
+		.col = __cmstat_site_col_of(heap, obj, held),
 		.held = held,
 		.free = free,
 	};
 
-	if (class >= 0)
-		count.col = __cmstat_site_col_of(heap, obj, held);
-	else
-		count.col = __cmstat_site_unattributed(heap);
 	if (count.col >= 0)
 		count.nid = __cmstat_node_of(obj);
 	return count;

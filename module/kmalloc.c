@@ -32,7 +32,7 @@ static void cmstat_owner_site(struct cmstat_heap *heap, const void *obj,
 {
 	switch (owner->kind) {
 	case CMSTAT_OWNER_CLASS:
-		owner->site = cmstat_site_count_of(heap, obj, owner->class,
+		owner->site = cmstat_site_count_of(heap, obj,
 						   cmstat_class_sizes[owner->class],
 						   true);
 		break;
@@ -163,7 +163,7 @@ static noinline void cmstat_kfree_sited(struct cmstat_heap *heap,
 	__cmstat_account(&heap->slots, 0,
 			 CMSTAT_COUNTER_SLOT(CMSTAT_HC_CLASS_FREES + class),
 			 CMSTAT_HC_REQUESTED_FREE_BYTES, cmstat_class_sizes[class],
-			 cmstat_site_count_of(heap, obj, class,
+			 cmstat_site_count_of(heap, obj,
 					      cmstat_class_sizes[class], true));
 	__cmstat_kfree(obj);
 	barrier();	/* not a tail call either: see cmstat_kfree() */
@@ -406,8 +406,8 @@ EXPORT_SYMBOL_GPL(cmstat_kvmalloc_node);
  * @site: the call site's descriptor
  *
  * What cmstat_kvmalloc_node() and its family become in a module built with
- * CMSTAT_SITES: a class object counts in @site's row, vmalloc()ed memory
- * unattributed.  Not for direct use.
+ * CMSTAT_SITES: what it allocates counts in @site's row (vmalloc()ed
+ * memory unattributed on a 32-bit kernel).  Not for direct use.
  *
  * Return: as cmstat_kvmalloc_node().
  */

@@ -62,6 +62,11 @@ static struct cmstat_cache *cmstat_typed_cache_of(const struct kmem_cache *s)
 	return cc;
 }
 
+static int cmstat_large_entry_col(void *entry)
+{
+	return (xa_to_value(entry) >> 1) & (BIT(CMSTAT_LARGE_COL_BITS) - 1);
+}
+
 /**
  * cmstat_owner_of() - what @obj is, as far as cmstat can tell
  * @obj: memory to be freed: valid, not NULL nor ZERO_SIZE_PTR
@@ -92,10 +97,17 @@ void cmstat_owner_of(const void *obj, struct cmstat_owner *owner)
 	if (entry) {
 		owner->kind = CMSTAT_OWNER_LARGE;
 		owner->size = xa_to_value(entry) >> CMSTAT_LARGE_SIZE_SHIFT;
-		owner->col = (xa_to_value(entry) >> 1) &
-			     (BIT(CMSTAT_LARGE_COL_BITS) - 1);
+		owner->col = cmstat_large_entry_col(entry);
 		owner->vmalloc = xa_to_value(entry) & 1;
 	}
+}
+
+/* The column the record of @obj, a large allocation, keeps; 0 if none. */
+int cmstat_large_col(const void *obj)
+{
+	void *entry = xa_load(&cmstat_large_objs, (unsigned long)obj);
+
+	return entry ? cmstat_large_entry_col(entry) : 0;
 }
 
 /* Make @cp's objects known to cmstat_owner_of(). */

@@ -282,7 +282,8 @@ struct cmstat_cache_stats {
  * @slots: @heap's slots, copied: the inline paths load them from here
  * @size: the object size, as given to cmstat_cache_create()
  * @tag_end: in a heap with site rows, where the tag past each object ends
- *	(include/cmstat/site.h); 0 in a heap without
+ *	(include/cmstat/site.h), or %CMSTAT_CACHE_UNTAGGED where a tag would
+ *	cost more room than the objects may take; 0 in a heap without
  * @mallocs_slot: where the slots of its column's allocation counter start
  *	in @heap's counters: CMSTAT_COUNTER_SLOT() of the counter's index,
  *	so that the inline paths add to it with no arithmetic
@@ -302,6 +303,12 @@ struct cmstat_cache {
 	unsigned long mallocs_slot;
 	unsigned long frees_slot;
 };
+
+/*
+ * The tag_end of a typed cache of a heap with site rows whose objects
+ * have no tag: counted unattributed.  No tag ends at byte 1.
+ */
+#define CMSTAT_CACHE_UNTAGGED	1
 
 struct cmstat_heap *cmstat_heap_create(const char *name);
 void cmstat_heap_destroy(struct cmstat_heap *heap);

@@ -41,8 +41,8 @@ void *__cmstat_cache_alloc_lru_at(struct cmstat_cache *cc,
 				  struct cmstat_site *site);
 int __cmstat_cache_alloc_bulk_at(struct cmstat_cache *cc, gfp_t gfp, size_t n,
 				 void **objs, struct cmstat_site *site);
-void *__cmstat_cache_alloc_tail(struct cmstat_cache *cc, void *obj,
-				gfp_t gfp, struct cmstat_site *site);
+void *__cmstat_cache_alloc_tail_col(struct cmstat_cache *cc, void *obj,
+				    gfp_t gfp, int col);
 void __cmstat_cache_free_tail(struct cmstat_cache *cc, void *obj);
 
 /**
@@ -152,7 +152,9 @@ cmstat_heap_cache_of(const struct cmstat_heap *heap,
  * with site rows, in a build that asks (see __CMSTAT_SITES_ASKED).  Such
  * a cache's objects carry a tag past the client's object, as a class
  * object does in its last four bytes, which ends at @cc->tag_end:
- * cmstat_cache_create_args() makes the slab's objects that much larger.
+ * cmstat_cache_create_args() makes the slab's objects that much larger,
+ * unless that costs more than %CMSTAT_CACHE_TAG_COST_MAX bytes an object
+ * (CMSTAT_CACHE_UNTAGGED: they count unattributed).
  */
 static __always_inline bool __cmstat_cache_sited(const struct cmstat_cache *cc)
 {
@@ -174,44 +176,52 @@ __cmstat_cache_count(const struct cmstat_cache *cc, const void *obj, int col,
 
 /*
  * Tag @obj, just allocated from @cc, with @site's column (unattributed
- * for a NULL @site: cmstat.ko's own callers): what it adds to its heap's
- * site and node rows.
+ * for a NULL @site: cmstat.ko's own callers), whatever the accounting:
+ * every object of a sited cache has its tag, as every class object of a
+ * sited heap has.  Return: the column, or -1 for a cache not sited.
  */
-static __always_inline struct cmstat_site_count
-__cmstat_cache_tag(const struct cmstat_cache *cc, void *obj,
-		   struct cmstat_site *site)
+static __always_inline int __cmstat_cache_tag(const struct cmstat_cache *cc,
+					      void *obj,
+					      struct cmstat_site *site)
 {
 	int col;
 
 	if (!__cmstat_cache_sited(cc))
-		return __CMSTAT_NO_SITE;
+		return -1;
+	if (cc->tag_end == CMSTAT_CACHE_UNTAGGED)
+		return CMSTAT_SITE_UNATTRIBUTED;
 	col = site ? __cmstat_site_col(cc->heap, site) :
 		     CMSTAT_SITE_UNATTRIBUTED;
 	*__cmstat_site_tag(obj, cc->tag_end) =
 		CMSTAT_SITE_TAG_MAGIC | max(col, CMSTAT_SITE_UNATTRIBUTED);
-	return __cmstat_cache_count(cc, obj, col, false);
+	return col;
 }
 
 /*
  * What freeing @obj, an object of @cc still allocated, takes from its
- * heap's site and node rows: the column its tag names.
+ * heap's site and node rows: the column its tag names.  @obj must be of
+ * @cc: an object of a smaller cache has no tag at @cc->tag_end.
  */
 static __always_inline struct cmstat_site_count
 __cmstat_cache_site(const struct cmstat_cache *cc, const void *obj)
 {
-	u32 tag;
+	int col = CMSTAT_SITE_UNATTRIBUTED;
 
 	if (!__cmstat_cache_sited(cc))
 		return __CMSTAT_NO_SITE;
-	tag = *__cmstat_site_tag(obj, cc->tag_end);
-	return __cmstat_cache_count(cc, obj, __cmstat_site_tag_col(cc->heap, tag),
-				    true);
+	if (cc->tag_end != CMSTAT_CACHE_UNTAGGED)
+		col = __cmstat_site_tag_col(cc->heap,
+					    *__cmstat_site_tag(obj, cc->tag_end));
+	return __cmstat_cache_count(cc, obj, col, true);
 }
 
-/* The accounting of an allocation from @cc, for @site, that returned @obj. */
+/*
+ * The accounting of an allocation from @cc that returned @obj, tagged
+ * with column @col (-1: none).
+ */
 static __always_inline void *__cmstat_cache_alloc_done(struct cmstat_cache *cc,
 						       void *obj, gfp_t gfp,
-						       struct cmstat_site *site)
+						       int col)
 {
 	if (static_branch_likely(&cmstat_inline_accounting)) {
 		if (unlikely(!obj)) {
@@ -220,11 +230,12 @@ static __always_inline void *__cmstat_cache_alloc_done(struct cmstat_cache *cc,
 		}
 		__cmstat_account(&cc->slots, gfp, cc->mallocs_slot,
 				 CMSTAT_HC_CACHE_ALLOC_BYTES, cc->size,
-				 __cmstat_cache_tag(cc, obj, site));
+				 col < 0 ? __CMSTAT_NO_SITE :
+				 __cmstat_cache_count(cc, obj, col, false));
 		return obj;
 	}
 	if (static_branch_unlikely(&cmstat_debug_free_key))
-		return __cmstat_cache_alloc_tail(cc, obj, gfp, site);
+		return __cmstat_cache_alloc_tail_col(cc, obj, gfp, col);
 	return obj;
 }
 
@@ -247,7 +258,9 @@ __cmstat_cache_alloc_at(struct cmstat_cache *cc, gfp_t gfp, int node,
 	else
 		obj = site ? cmstat_slab_alloc_node_noprof(cc->slab, gfp, node) :
 			     kmem_cache_alloc_node(cc->slab, gfp, node);
-	return __cmstat_cache_alloc_done(cc, obj, gfp, site);
+	return __cmstat_cache_alloc_done(cc, obj, gfp,
+					 obj ? __cmstat_cache_tag(cc, obj, site) :
+					       -1);
 }
 
 /**
@@ -304,7 +317,9 @@ cmstat_cache_alloc_node(struct cmstat_cache *cc, gfp_t gfp, int node)
  * CONFIG_SLAB_FREELIST_HARDENED), 22 instructions of a pair's 225, which
  * would cost more than cmstat's accounting.  An object of another cache
  * is freed into its own and counted in @cc all the same: a contract
- * violation, reported as any wrong free (see cmstat_free()).  Any
+ * violation, reported as any wrong free (see cmstat_free()); in a heap
+ * with site rows, its tag is read where @cc's objects keep theirs, past
+ * the end of a smaller object.  Any
  * context.  Inline.
  */
 static __always_inline void cmstat_cache_free(struct cmstat_cache *cc,
@@ -333,8 +348,10 @@ static __always_inline void cmstat_cache_free(struct cmstat_cache *cc,
  * @cc: the cache
  *
  * kmem_cache_size() for a typed cache: the size it was created with.
- * Not the slab cache's, which on PREEMPT_RT may hold a word more for
- * cmstat (see module/free_later.c).
+ * Not the slab cache's, which holds the site tag past it in a heap with
+ * site rows, and on PREEMPT_RT may hold a word more for cmstat (see
+ * module/free_later.c).  ksize() of an object counts those bytes too: use
+ * this size.
  *
  * Return: the object size, in bytes.
  */

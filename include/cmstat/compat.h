@@ -97,6 +97,8 @@
 #define cmstat_slab_alloc_bulk_noprof(s, gfp, n, objs)			\
 	kmem_cache_alloc_bulk_noprof(s, gfp, n, objs)
 #define cmstat_vmalloc_noprof(size, gfp)	__vmalloc_noprof(size, gfp)
+#define cmstat_kmalloc_node_noprof(size, gfp, node)			\
+	kmalloc_node_noprof(size, gfp, node)
 #else
 #define cmstat_slab_alloc_noprof(s, gfp)	kmem_cache_alloc(s, gfp)
 #define cmstat_slab_alloc_node_noprof(s, gfp, node)			\
@@ -106,6 +108,8 @@
 #define cmstat_slab_alloc_bulk_noprof(s, gfp, n, objs)			\
 	kmem_cache_alloc_bulk(s, gfp, n, objs)
 #define cmstat_vmalloc_noprof(size, gfp)	__vmalloc(size, gfp)
+#define cmstat_kmalloc_node_noprof(size, gfp, node)			\
+	kmalloc_node(size, gfp, node)
 #endif
 #if defined(CMSTAT_HAVE_ALLOC_HOOKS) && defined(CMSTAT_SITES)
 #define __cmstat_site_hooks(call)	alloc_hooks(call)

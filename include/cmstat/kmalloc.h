@@ -391,10 +391,10 @@ do {									\
 /*
  * Each call its own site, with CMSTAT_SITES: see include/cmstat/alloc.h.
  * The _node and kvmalloc() families, the copies, the formatted strings
- * and the resizes pass theirs to cmstat.ko: a class object counts in the
- * site's row; vmalloc()ed memory, and what is above the largest class,
- * unattributed.  A resize in place allocates nothing, and its object stays
- * in the row of the site that allocated it.
+ * and the resizes pass theirs to cmstat.ko: a class object, vmalloc()ed
+ * memory and what is above the largest class count in the site's row (the
+ * last two unattributed on a 32-bit kernel).  A resize in place allocates
+ * nothing, and its object stays in the row of the site that allocated it.
  */
 #ifdef CMSTAT_SITES
 #define cmstat_kmalloc(heap, size, gfp)					\

@@ -82,6 +82,14 @@ enum {
  * (by a module built without CMSTAT_SITES), and the column below.
  */
 #define CMSTAT_SITE_TAG_SIZE	sizeof(u32)
+
+/*
+ * The most bytes a typed cache's object may grow by for its tag, past
+ * the object and as the slab allocator aligns it: a cache whose alignment
+ * the object fills (a 256-byte object aligned at 256) would double, and
+ * counts unattributed instead.
+ */
+#define CMSTAT_CACHE_TAG_COST_MAX	8
 #define CMSTAT_SITE_TAG_MAGIC	0xc5a70000U
 
 /* The most node ids a heap's node rows count: one counter set's worth. */

@@ -10,8 +10,8 @@
  * cmstat_krealloc() that moves what one more site allocated, whose row
  * then holds nothing.  A typed cache's objects have a site of their own,
  * their tag past the object, and so does an allocation above the largest
- * class, its column in cmstat's record of it (on a 64-bit kernel, which
- * is where make check runs this module).  Nothing is left to the
+ * class, its column in cmstat's record of it (on a 64-bit kernel; on a
+ * 32-bit one it is unattributed).  Nothing else is left to the
  * unattributed row.  Two objects on each node with memory,
  * from one more site, cmstat_kmalloc_node() with __GFP_THISNODE, fill the
  * node table.
@@ -276,11 +276,18 @@ static int sites_ledger_show(struct seq_file *m, void *unused)
 		cached += !!sites_cached[k];
 	for (k = 0; k < nr_node_ids * SITES_PER_NODE; k++)
 		node_objs += !!sites_on_node[k];
-	seq_puts(m, "- 0 0 0\n");
 	seq_printf(m, "%s %u %u %u\n", sites_cached_function, sites_cached_line,
 		   cached, cached * SITES_OBJ_SIZE);
-	seq_printf(m, "%s %u %u %u\n", sites_large_function, sites_large_line,
-		   !!sites_large, sites_large ? SITES_LARGE_SIZE : 0);
+	/* A 32-bit record has no room for the large one's column. */
+	if (BITS_PER_LONG == 64) {
+		seq_puts(m, "- 0 0 0\n");
+		seq_printf(m, "%s %u %u %u\n", sites_large_function,
+			   sites_large_line, !!sites_large,
+			   sites_large ? SITES_LARGE_SIZE : 0);
+	} else {
+		seq_printf(m, "- 0 %u %u\n", !!sites_large,
+			   sites_large ? SITES_LARGE_SIZE : 0);
+	}
 	seq_printf(m, "%s %u %u %u\n", sites_node_function, sites_node_line,
 		   node_objs, node_objs * SITES_NODE_HELD);
 	/* Every object of the seed's site was moved away, and freed. */
