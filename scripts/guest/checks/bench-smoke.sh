@@ -7,15 +7,15 @@
 # CPUs, 16 and 256 heaps idle or 1, 4 or all active on 2 or all, and 4
 # cuts of a heap with 1 or 4000 call sites: its totals, or every row),
 # allocator 3 cases x 11 sizes (cmstat_on, kmem_cache, kmalloc: cmstat is
-# loaded with accounting on here), and 8 more cases x 2 sizes (variants
+# loaded with accounting on here), and 9 more cases x 2 sizes (variants
 # of cmstat, the raw cache freed by kfree(), a typed cache, a typed cache
-# as an adopted module reaches it, the unsized free, and the sized and
-# unsized pairs of a module built with call sites).
+# as an adopted module reaches it, the unsized free, and the sized,
+# unsized and typed pairs of a module built with call sites).
 echo "cmstat bench-smoke start" >/dev/kmsg
 insmod /lib/cmstat/cmstat_bench.ko writer_iters=2000 reader_iters=2 \
 	alloc_iters=200 || exit 1
 rmmod cmstat_bench || exit 1
-for g in writer:18 reader:25 alloc:33 alloc_extra:16; do
+for g in writer:18 reader:25 alloc:33 alloc_extra:18; do
 	n=$(dmesg | sed -n '/cmstat bench-smoke start/,$p' |
 		grep -c "cmstat_bench: sample ${g%:*} ")
 	echo "${g%:*}: $n sample lines, ${g#*:} expected"
