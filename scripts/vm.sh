@@ -162,10 +162,12 @@ stale_int3() {
 # LOG.crashed-before-cmstat), or if it died at any time of a stale
 # breakpoint (stale_int3; kept as LOG.stale-int3).  Seen before the first
 # line: a KASAN report of an early interrupt in identify_cpu(), 0.02 s
-# into the boot, under a busy host; and in test, benchmark and stock VMs
-# alike, "Oops: int3" in jump-label patching at boot (tsc=reliable, in
-# vm_clock, avoids one later patch of that kind).  Returns QEMU's status,
-# 124 on timeout.
+# into the boot, under a busy host (five-level paging's, which the KASAN
+# kernel now boots without: KASAN_PAGING in scripts/harness/flavours.py);
+# and in test, benchmark and stock VMs alike, "Oops: int3" in jump-label
+# patching at boot (tsc=reliable, in vm_clock, avoids one later patch of
+# that kind).  The check is made once the VM has ended, so a second boot
+# runs all its checks again.  Returns QEMU's status, 124 on timeout.
 run_vm() {
 	local log=$3 rc
 	boot_once "$@"
