@@ -204,11 +204,12 @@ static void cache_columns(struct kunit *test)
 }
 
 /*
- * cmstat_heap_cache_of(), what an adopted module's kmem_cache_*() calls
- * look their cache up with: every live typed cache found by its slab
- * cache, through rounds of caches destroyed and made in a scrambled
- * order; a destroyed one, a kernel's cache and NULL never; and once all
- * are destroyed, no tombstone left in the table.
+ * cmstat_heap_cache_of() and cmstat_cache_of_slab(), what an adopted
+ * module's kmem_cache_*() calls look their cache up with: every live
+ * typed cache found by its slab cache, through rounds of caches destroyed
+ * and made in a scrambled order, in its heap and among all; a destroyed
+ * one, a kernel's cache and NULL never; and once all are destroyed, no
+ * tombstone left in the heap's table.
  */
 static void cache_by_slab(struct kunit *test)
 {
@@ -228,12 +229,17 @@ static void cache_by_slab(struct kunit *test)
 			caches[i] = cmstat_kunit_cache(test, ctx->heap, name,
 						       40, 0, 0, NULL);
 		}
-		for (i = 0; i < CMSTAT_HEAP_CACHES; i++)
+		for (i = 0; i < CMSTAT_HEAP_CACHES; i++) {
 			KUNIT_EXPECT_PTR_EQ(test, caches[i],
 					    cmstat_heap_cache_of(ctx->heap,
 								 caches[i]->slab));
+			KUNIT_EXPECT_PTR_EQ(test, caches[i],
+					    cmstat_cache_of_slab(caches[i]->slab));
+		}
 		KUNIT_EXPECT_NULL(test, cmstat_heap_cache_of(ctx->heap, kernel));
 		KUNIT_EXPECT_NULL(test, cmstat_heap_cache_of(ctx->heap, NULL));
+		KUNIT_EXPECT_NULL(test, cmstat_cache_of_slab(kernel));
+		KUNIT_EXPECT_NULL(test, cmstat_cache_of_slab(NULL));
 		/* Half of them, a different half each round. */
 		for (j = 0; j < CMSTAT_HEAP_CACHES / 2; j++) {
 			i = (j * 7 + round * 5) % CMSTAT_HEAP_CACHES;
@@ -245,11 +251,13 @@ static void cache_by_slab(struct kunit *test)
 			cmstat_kunit_cache_destroy(test, caches[i]);
 			caches[i] = NULL;
 		}
-		for (j = 0; j < CMSTAT_HEAP_CACHES / 2; j++)
-			if (gone[j])
-				KUNIT_EXPECT_NULL(test,
-						  cmstat_heap_cache_of(ctx->heap,
-								       gone[j]));
+		for (j = 0; j < CMSTAT_HEAP_CACHES / 2; j++) {
+			if (!gone[j])
+				continue;
+			KUNIT_EXPECT_NULL(test, cmstat_heap_cache_of(ctx->heap,
+								     gone[j]));
+			KUNIT_EXPECT_NULL(test, cmstat_cache_of_slab(gone[j]));
+		}
 	}
 	for (i = 0; i < CMSTAT_HEAP_CACHES; i++)
 		if (caches[i])
@@ -386,7 +394,11 @@ static void kfree_foreign(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, st->live_bytes, ctx->before.live_bytes);
 }
 
-/* A typed cache's object counts in its own heap, whatever heap frees it. */
+/*
+ * A typed cache's object counts in its own heap, whatever heap frees it;
+ * and another heap's lookup finds the cache only among all heaps', as an
+ * adopted module's kmem_cache_*() calls find another adopted module's.
+ */
 static void kfree_typed_into_other_heap(struct kunit *test)
 {
 	struct slab_test_ctx *ctx = test->priv;
@@ -397,6 +409,8 @@ static void kfree_typed_into_other_heap(struct kunit *test)
 	void *obj;
 
 	cc = cmstat_kunit_cache(test, ctx->heap, "kunit_typed", 24, 0, 0, NULL);
+	KUNIT_EXPECT_NULL(test, cmstat_heap_cache_of(other, cc->slab));
+	KUNIT_EXPECT_PTR_EQ(test, cmstat_cache_of_slab(cc->slab), cc);
 	obj = keep(test, cmstat_cache_zalloc(cc, GFP_KERNEL));
 	KUNIT_EXPECT_NULL(test, memchr_inv(obj, 0, 24));
 	cmstat_kfree(other, obj);

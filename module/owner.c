@@ -46,11 +46,29 @@ static DEFINE_SPINLOCK(cmstat_typed_caches_lock);
 #define CMSTAT_LARGE_SIZE_SHIFT	(1 + CMSTAT_LARGE_COL_BITS)
 static DEFINE_XARRAY_FLAGS(cmstat_large_objs, XA_FLAGS_LOCK_IRQ);
 
-static struct cmstat_cache *cmstat_typed_cache_of(const struct kmem_cache *s)
+/**
+ * cmstat_cache_of_slab() - the typed cache whose slab cache this is, of any heap
+ * @s: a slab cache, any: the kernel's, a typed cache's, or NULL
+ *
+ * What include/cmstat/adopt.h's kmem_cache_*() calls fall back on when
+ * the cache they are given is not one of their own heap's
+ * (cmstat_heap_cache_of()): another adopted module's, whose header's
+ * inline allocates from it (jbd2_alloc_inode() in ext4, with jbd2
+ * adopted too) and must count in that module's heap, or the kernel's.
+ * A hash table under RCU, in any context.  The cache returned stays
+ * valid as long as the caller may use @s: destroying a cache that
+ * another module still allocates from is that module's bug, as with the
+ * kernel's caches.
+ *
+ * Return: the typed cache, or NULL if @s is no typed cache's.
+ */
+struct cmstat_cache *cmstat_cache_of_slab(const struct kmem_cache *s)
 {
 	struct cmstat_cache_priv *cp;
 	struct cmstat_cache *cc = NULL;
 
+	if (!s)
+		return NULL;
 	rcu_read_lock();
 	hash_for_each_possible_rcu(cmstat_typed_caches, cp, hash,
 				   (unsigned long)s)
@@ -61,6 +79,7 @@ static struct cmstat_cache *cmstat_typed_cache_of(const struct kmem_cache *s)
 	rcu_read_unlock();
 	return cc;
 }
+EXPORT_SYMBOL_GPL(cmstat_cache_of_slab);
 
 static int cmstat_large_entry_col(void *entry)
 {
@@ -88,7 +107,7 @@ void cmstat_owner_of(const void *obj, struct cmstat_owner *owner)
 			owner->class = class;
 			return;
 		}
-		owner->cc = cmstat_typed_cache_of(s);
+		owner->cc = cmstat_cache_of_slab(s);
 		if (owner->cc)
 			owner->kind = CMSTAT_OWNER_CACHE;
 		return;

@@ -29,11 +29,15 @@
  *     cache of cmstat's on the heap and returns the typed cache's slab
  *     cache; each routed kmem_cache_*() call looks the cache it is given
  *     up among the heap's typed caches (cmstat_heap_cache_of(), a probe
- *     of a table in the heap), and calls cmstat's for one of them, the
- *     kernel's own for any other.  So a cache of the kernel's never
- *     reaches cmstat's typed-cache functions, whichever header's inline
- *     allocates from it (jbd2_alloc_inode() on jbd2's), and a cache of
- *     the module's that it hands to the kernel (mempool_create_slab_pool(),
+ *     of a table in the heap), then among every heap's
+ *     (cmstat_cache_of_slab(), out of line), and calls cmstat's for a
+ *     typed cache, counted in that cache's heap, the kernel's own for any
+ *     other cache.  So a cache of the kernel's never reaches cmstat's
+ *     typed-cache functions, whichever header's inline allocates from it
+ *     (jbd2_alloc_inode() on the kernel's jbd2's); another adopted
+ *     module's is counted in that module's heap, whoever allocates and
+ *     frees (ext4's jbd2_alloc_inode() on an adopted jbd2's); and a cache
+ *     of the module's that it hands to the kernel (mempool_create_slab_pool(),
  *     lc_create()) is a real kmem_cache: the kernel's allocations from
  *     it, and their frees, are not counted, on either side;
  *  4. each allocator name is defined to its cmstat_*() counterpart on the
@@ -580,7 +584,7 @@ DEFINE_FREE(cmstat_adopt_kfree, void *, __cmstat_adopt_free_scoped(_T))
 /*
  * 4. kmem_cache_*(), and 3.: the module's caches are the slab caches of
  * typed caches of its heap, each call picks cmstat's or the kernel's by
- * cmstat_heap_cache_of().  From 6.12 on, kmem_cache_create() (and
+ * __cmstat_adopt_cache_of().  From 6.12 on, kmem_cache_create() (and
  * KMEM_CACHE()) is a macro that picks one of three functions by its
  * arguments: those three are what is routed.
  */
@@ -640,11 +644,17 @@ __cmstat_adopt_cache_create(const char *name, unsigned int size,
 							       useroffset, \
 							       usersize, ctor))
 
-/* The typed cache of the heap whose slab cache @s is, or NULL. */
+/*
+ * The typed cache whose slab cache @s is, or NULL: the heap's own, else
+ * another adopted module's (counted in that module's heap), found out of
+ * line.
+ */
 static __always_inline struct cmstat_cache *
 __cmstat_adopt_cache_of(struct kmem_cache *s)
 {
-	return cmstat_heap_cache_of(__CMSTAT_ADOPT_H, s);
+	struct cmstat_cache *cc = cmstat_heap_cache_of(__CMSTAT_ADOPT_H, s);
+
+	return likely(cc) ? cc : cmstat_cache_of_slab(s);
 }
 
 /*

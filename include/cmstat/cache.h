@@ -109,6 +109,8 @@ cmstat_cache_create_usercopy(struct cmstat_heap *heap, const char *name,
 struct cmstat_cache *__cmstat_heap_cache_probe(const struct cmstat_heap *heap,
 					       const struct kmem_cache *s);
 
+struct cmstat_cache *cmstat_cache_of_slab(const struct kmem_cache *s);
+
 /**
  * cmstat_heap_cache_of() - the typed cache of a heap whose slab cache this is
  * @heap: the heap
