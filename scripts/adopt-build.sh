@@ -16,7 +16,10 @@
 # line, as OUT/NAME-plain.ko: the benchmark's baseline.  With
 # ADOPT_SITES=1, each is also built adopted with call-site rows (the line
 # that defines CMSTAT_SITES too), as OUT/NAME-sites.ko, for
-# scripts/guest/checks/adopt-sites.sh.  With ADOPT_ROOT
+# scripts/guest/checks/adopt-sites.sh.  With ADOPT_RUNTIME=1, the
+# RUNTIME modules below are adopted too, for
+# scripts/guest/checks/adopt-runtime.sh, with the ext4 image it mounts
+# as OUT/ext4.img.gz.  With ADOPT_ROOT
 # set (a Debian root, scripts/trixie-lib.sh), make runs in that root, with
 # the host's directory ADOPT_BIND, which holds TREE and OUT, as /build, and
 # KDIR is a path in the root.
@@ -46,6 +49,23 @@ ADOPTED=(
 	"cmstat_adopt_miss @tests/adopt-miss"
 )
 
+# The runtime check's modules (ADOPT_RUNTIME=1), in the order they build
+# and load, each as OUT/NAME-runtime.ko: the kernel's jbd2.ko, which
+# cmstat_adopt_test needs, is OUT/jbd2.ko.  What each exports, the next
+# ones link against.  jbd2 and ext4: a journalled filesystem, jbd2 a module of its
+# own, adopted as well.  zram: a compressed RAM disk, ext4's disk there.
+# veth and bridge: a network path; veth is one file of drivers/net, built
+# alone (a DIR ending in .c), and the bridge's netfilter directory
+# (ebtables' modules) is left out; br_netfilter.ko, one file of the
+# bridge's Makefile, is built and not loaded.
+RUNTIME=(
+	"zram drivers/block/zram"
+	"jbd2 fs/jbd2"
+	"ext4 fs/ext4"
+	"veth drivers/net/veth.c"
+	"bridge net/bridge CONFIG_NETFILTER="
+)
+
 # adopt MAKEFILE: the one line a module author adds, put first, where no
 # continuation of the file's own lines can take it in.
 adopt() {
@@ -58,6 +78,7 @@ SITES_LINE='subdir-ccflags-y += -DCMSTAT_SITES'
 # ko_of NAME: the module NAME's build makes, without the build's suffix.
 ko_of() {
 	local ko=${1%-plain}
+	ko=${ko%-runtime}
 	echo "${ko%-sites}"
 }
 
@@ -70,12 +91,13 @@ seen() {
 
 # sections KO: "NAME SECTION SIZE" for each executable section of KO.
 sections() {
-	local name size flags
+	local mod name size flags
+	mod=$(modinfo -F name "$1")
 	# Name Type Address Off Size ES Flg ...
 	readelf -SW "$1" | sed -n 's/^ *\[ *[0-9]*\] *//p' |
 	while read -r name _ _ _ size _ flags _; do
 		if [[ $flags == *X* ]]; then
-			echo "$(basename "$1" .ko) $name $((16#$size))"
+			echo "${mod:-$(basename "$1" .ko)} $name $((16#$size))"
 		fi
 	done
 }
@@ -103,19 +125,44 @@ build() {
 	shift 2
 	case "$dir" in
 	@*) cp -r "$CMSTAT_ROOT/${dir#@}" "$out/$name" ;;
+	*.c)
+		mkdir "$out/$name" && cp "$ksrc/$dir" "$out/$name/" &&
+			echo "obj-m += $(basename "$dir" .c).o" >"$out/$name/Makefile" ;;
 	*) cp -r "$ksrc/$dir" "$out/$name" ;;
 	esac
 	[[ $name == *-plain || $name == *-unadopted ]] || adopt "$out/$name/Makefile"
 	[[ $name != *-sites ]] || sed -i "1i $SITES_LINE" "$out/$name/Makefile"
-	"${RUN[@]}" make -C "$kdir" M="$(seen "$out/$name")" W=1 KCFLAGS=-g \
+	"${RUN[@]}" make -C "$kdir" M="$(seen "$out/$name")" W=1 KCFLAGS="-g${KCFLAGS_MORE:-}" \
 		CMSTAT_INCLUDE="$(seen "$tree/include")" \
-		KBUILD_EXTRA_SYMBOLS="$(seen "$tree/Module.symvers")" "$@" modules \
+		KBUILD_EXTRA_SYMBOLS="$symvers" "$@" modules \
 		>"$out/$name.log" 2>&1 || return 1
 	if [ "$(build_problems "$out/$name.log")" != 0 ]; then
 		[[ $name != *-plain && $name != *-unadopted ]] &&
 			[ -z "$(new_problems "$name" "$dir" "$@")" ] || return 1
 	fi
 	[[ $name == *-unadopted ]] || cp "$out/$name/$(ko_of "$name").ko" "$out/$name.ko"
+}
+
+# tree_view NAME DIR: the compiler flag that lets the kernel's headers
+# reach NAME's own by the path they have in the kernel's tree: bridge's
+# tracepoint header includes "../../../net/bridge/br_private.h", which
+# Debian's headers package lacks.  OUT/NAME.tree/DIR links to OUT/NAME.
+tree_view() {
+	local view=$out/$1.tree dir=$2
+	[[ $dir != *.c ]] || dir=$(dirname "$dir")
+	mkdir -p "$view/include/trace/events" "$(dirname "$view/$dir")" &&
+		ln -sr "$out/$1" "$view/$dir" &&
+		echo " -iquote $(seen "$view/include/trace/events")"
+}
+
+# ext4_image OUT: an empty ext4 of 32 MiB with a journal, gzipped, made
+# here: busybox's mke2fs makes ext2 only.  Its tables initialised now, so
+# that the kernel's lazy initialisation has nothing to write later.
+ext4_image() {
+	local img=$1.img
+	rm -f "$img" && truncate -s 32M "$img" &&
+		mke2fs -q -F -t ext4 -b 4096 -E lazy_itable_init=0,lazy_journal_init=0 "$img" &&
+		gzip -f "$img"
 }
 
 # problems NAME: NAME's build log's warnings and errors.
@@ -127,17 +174,55 @@ problems() {
 # the module built as the kernel has it, in OUT/NAME-unadopted, lacks
 # (W=1 on 6.1 finds kernel-doc problems in ext2 either way); also on
 # standard error, for the log.  Built only when the adopted build warns.
+# A pr_fmt() the module defines, which gcc says redefines the default
+# one, is not counted, as scripts/adopt-sweep.sh does not count it (zram
+# defines one).
 new_problems() {
 	local name=$1 dir=$2
 	shift 2
 	build "$name-unadopted" "$dir" "$@" >/dev/null 2>&1
-	comm -23 <(problems "$name") <(problems "$name-unadopted") | tee /dev/stderr
+	comm -23 <(problems "$name" | grep -v '"pr_fmt" redefined') \
+		<(problems "$name-unadopted") | tee /dev/stderr
 }
 
 rm -rf "$out" && mkdir -p "$out"
 : >"$out/adopt-deps"
 sections "$tree/module/cmstat.ko" >"$out/sections"
 rc=0
+# What the modules link against: cmstat's exports, and each adopted
+# module's once built.
+symvers=$(seen "$tree/Module.symvers")
+
+# adopt_one NAME DIR ARGS...: NAME built adopted, its code's sections
+# noted, and the kernel's modules it needs that are not adopted here
+# copied.
+adopt_one() {
+	local name=$1 dep
+	build "$@" || return 1
+	sections "$out/$name.ko" >>"$out/sections"
+	echo "$out/$name.ko"
+	symvers+=" $(seen "$out/$name/Module.symvers")"
+	kernel_deps "$out/$name.ko"
+}
+
+# kernel_deps KO: the kernel's modules KO needs, and theirs before them
+# (the bridge's stp needs llc), listed in OUT/adopt-deps in the order to
+# load them; those adopted here are not the kernel's.
+kernel_deps() {
+	local dep
+	for dep in $(modinfo -F depends "$1" | tr , ' '); do
+		kernel_dep "$dep" || return 1
+	done
+}
+
+# kernel_dep NAME: the kernel's module NAME and what it needs, as
+# kernel_deps lists them, unless adopted here or listed already.
+kernel_dep() {
+	[ "$1" = cmstat ] || [ -e "$out/$1-runtime.ko" ] || grep -qx "$1" "$out/adopt-deps" ||
+		{ kernel_module "$1" >/dev/null && kernel_deps "$out/$1.ko" &&
+			echo "$1" >>"$out/adopt-deps"; }
+}
+
 for entry in "${ADOPTED[@]}"; do
 	read -r name dir args <<<"$entry"
 	# shellcheck disable=SC2086 # $args: the module's own make arguments
@@ -149,17 +234,20 @@ for entry in "${ADOPTED[@]}"; do
 		build "$name-sites" "$dir" $args "$@" && echo "$out/$name-sites.ko" || rc=1
 	fi
 	# shellcheck disable=SC2086 # the same
-	if build "$name" "$dir" $args "$@"; then
-		sections "$out/$name.ko" >>"$out/sections"
-		echo "$out/$name.ko"
-		for dep in $(modinfo -F depends "$out/$name.ko" | tr , ' '); do
-			[ "$dep" = cmstat ] || grep -qx "$dep" "$out/adopt-deps" ||
-				{ kernel_module "$dep" && echo "$dep" >>"$out/adopt-deps"; } || rc=1
-		done
-	else
-		rc=1
-	fi
+	adopt_one "$name" "$dir" $args "$@" || rc=1
 done
+if [ "${ADOPT_RUNTIME:-0}" = 1 ]; then
+	ext4_image "$out/ext4" && echo "$out/ext4.img.gz" || rc=1
+	for entry in "${RUNTIME[@]}"; do
+		read -r name dir args <<<"$entry"
+		# shellcheck disable=SC2086 # the same
+		KCFLAGS_MORE=$(tree_view "$name-runtime" "$dir") &&
+			adopt_one "$name-runtime" "$dir" $args "$@" || rc=1
+	done
+	# ext4 asks the crypto API for crc32c, which the kernel would load
+	# with modprobe; no module depends on it by symbol.
+	kernel_dep crc32c_generic || rc=1
+fi
 echo "$out/sections"
 echo "$out/adopt-deps"
 exit "$rc"

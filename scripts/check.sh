@@ -109,10 +109,13 @@ build_mutant() {
 # SERIES (6.1 or 6.12; trixie:ABI, Debian 13's source of that kernel, built
 # in the Debian 13 root), built against KDIR and the tree built as NAME, in
 # $BUILDDIR/NAME-adopt; MODDIR has the kernel's modules.  With SITES=1,
-# also with call-site rows.
+# also with call-site rows; with RUNTIME=1, the runtime check's modules
+# too (scripts/guest/checks/adopt-runtime.sh).
 build_adopted() {
 	local name=$1 out=$BUILDDIR/$1-adopt kdir=$2 moddir=$3 series=$4 ok=1 src
-	local env=(ADOPT_SITES="${SITES:-0}")
+	local env=(ADOPT_SITES="${SITES:-0}" ADOPT_RUNTIME="${RUNTIME:-0}") what
+	what="ext2, null_blk and cmstat_adopt_test"
+	[ "${RUNTIME:-0}" = 0 ] || what="ext2, null_blk, cmstat_adopt_test and the runtime check's modules"
 	shift 4
 	case "$series" in
 	trixie:*)
@@ -125,7 +128,7 @@ build_adopted() {
 		env "${env[@]}" bash "$CMSTAT_ROOT/scripts/adopt-build.sh" "$src" "$kdir" "$moddir" \
 			"$BUILDDIR/$name" "$out" "$@" >/dev/null 2>>"$out.log" || ok=0
 	[ "$ok" = 1 ] || ktap_diag "$(cat "$out.log"; grep -ihE 'warning:|error:' "$out"/*.log | head -n 20)"
-	ktap_result "$name adopted ext2, null_blk and cmstat_adopt_test" "$ok" "logs $out/*.log"
+	ktap_result "$name adopted $what" "$ok" "logs $out/*.log"
 	adoption_reports "$name" "$out"
 }
 
@@ -135,7 +138,8 @@ build_adopted() {
 # its lines marked ADOPT-MISS named missed, and no other.
 adoption_reports() {
 	local out=$2 ko report ok=1 status=0 want got
-	for ko in "$out"/ext2.ko "$out"/null_blk.ko "$out"/cmstat_adopt_test.ko; do
+	for ko in "$out"/ext2.ko "$out"/null_blk.ko "$out"/cmstat_adopt_test.ko "$out"/*-runtime.ko; do
+		[ -e "$ko" ] || continue	# no runtime modules: the glob itself
 		report=$("$CMSTAT_ROOT/scripts/cmstat-adopt-check" "$ko" 2>&1) || ok=0
 		ktap_diag "$report"
 	done
@@ -159,7 +163,7 @@ modules_of() {
 	local t=$BUILDDIR/$1
 	ls "$t"/module/*.ko "$t"/samples/client/*.ko "$t"/tests/client/*.ko \
 		"$t"/bench/*.ko "$t"/kunit/*.ko "$BUILDDIR/$1-mutant"/*_mutant.ko \
-		"$t-adopt"/*.ko "$t-adopt"/sections "$t-adopt"/adopt-deps 2>/dev/null
+		"$t-adopt"/*.ko "$t-adopt"/*.img.gz "$t-adopt"/sections "$t-adopt"/adopt-deps 2>/dev/null
 }
 
 # builds_and_vms: every flavour's builds, each VM started once its

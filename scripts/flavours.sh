@@ -113,6 +113,7 @@ flavour_builds() {
 	case "$with" in *,mutant,*) build_mutant "$BUILD" "$KDIR" "${make[@]}" ;; esac
 	case "$with" in *,adopted,*)
 		SITES=$([[ $with == *,sites,* ]] && echo 1 || echo 0) \
+		RUNTIME=$([[ $with == *,runtime,* ]] && echo 1 || echo 0) \
 			build_adopted "$BUILD" "$KDIR" "$MODDIR" "$SERIES" "${MAKE_ARGS[@]}" ;;
 	esac
 }

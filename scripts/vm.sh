@@ -7,8 +7,9 @@
 # VM_BUSYBOX: a static busybox for the guest's architecture), INIT as /init
 # (which sources /etc/cmstat-guest.sh, scripts/guest/common.sh), the
 # modules in /lib/cmstat, the shell checks in /checks (with what they
-# share, scripts/guest/check-lib.sh, as /etc/cmstat-check.sh, and the
-# adopted modules' workload as /etc/cmstat-adopt.sh), the list of
+# share, scripts/guest/check-lib.sh, as /etc/cmstat-check.sh, the
+# adopted modules' workload as /etc/cmstat-adopt.sh and the adoption
+# checks' tracing as /etc/cmstat-adopt-trace.sh), the list of
 # those the runner runs (VM_CHECKS, as /etc/cmstat-checks) and the viewer.
 make_initramfs() {
 	local out=$1 init=$2 root
@@ -22,6 +23,7 @@ make_initramfs() {
 	cp "$CMSTAT_ROOT/scripts/guest/common.sh" "$root/etc/cmstat-guest.sh"
 	cp "$CMSTAT_ROOT/scripts/guest/check-lib.sh" "$root/etc/cmstat-check.sh"
 	cp "$CMSTAT_ROOT/scripts/guest/adopt-workload.sh" "$root/etc/cmstat-adopt.sh"
+	cp "$CMSTAT_ROOT/scripts/guest/adopt-trace.sh" "$root/etc/cmstat-adopt-trace.sh"
 	[ $# -gt 0 ] && cp "$@" "$root/lib/cmstat/"
 	cp "$CMSTAT_ROOT"/scripts/guest/checks/*.sh "$root/checks/" 2>/dev/null
 	echo "${VM_CHECKS:-}" >"$root/etc/cmstat-checks"

@@ -31,11 +31,14 @@ adopt_disk() {
 	mke2fs -q -b 4096 $ADOPT_DISK > /dev/null || { echo "mke2fs failed"; return 1; }
 }
 
-# adopt_fs: with ext2 loaded, files made, read, renamed and removed on
-# the disk, mounted twice; then caches dropped.
+# adopt_fs [TYPE DISK SYNC]: with the filesystem TYPE (ext2) loaded, files
+# made, read, renamed and removed on DISK ($ADOPT_DISK), mounted twice,
+# synced every SYNC rounds if SYNC is given (a journal's commit); then
+# caches dropped.
 adopt_fs() {
+	adopt_type=${1:-ext2} adopt_dev=${2:-$ADOPT_DISK} adopt_sync=${3:-0}
 	mkdir -p /mnt
-	mount -t ext2 $ADOPT_DISK /mnt || { echo "mount failed"; return 1; }
+	mount -t $adopt_type $adopt_dev /mnt || { echo "mount failed"; return 1; }
 	round=0
 	while [ $round -lt 40 ]; do
 		d=/mnt/d$round
@@ -44,11 +47,12 @@ adopt_fs() {
 		echo "file $round" > $d/small
 		ln -s small $d/link
 		mv $d/small $d/renamed
+		[ $adopt_sync = 0 ] || [ $((round % adopt_sync)) != 0 ] || sync
 		[ $((round % 3)) = 0 ] && rm -r $d
 		round=$((round + 1))
 	done
 	umount /mnt || { echo "umount failed"; return 1; }
-	mount -t ext2 $ADOPT_DISK /mnt || { echo "second mount failed"; return 1; }
+	mount -t $adopt_type $adopt_dev /mnt || { echo "second mount failed"; return 1; }
 	cat /mnt/d*/renamed /mnt/d*/f > /dev/null || { echo "reading back failed"; return 1; }
 	ls -lR /mnt > /dev/null
 	rm -r /mnt/d*

@@ -56,6 +56,8 @@ WITH = {
                 # the quiet reader's check
     "numa",     # two NUMA nodes of 1 GiB, a socket of vCPUs each, for the
                 # node rows (checks/client-sites.sh, the sites KUnit suite)
+    "runtime",  # zram, jbd2, ext4, veth and bridge adopted as well, for
+                # checks/adopt-runtime.sh: goes with the tag "runtime"
 }
 
 
@@ -102,6 +104,11 @@ class Flavour:
         for tag in self.tags:
             if tag not in check_tags and tag != self.arch:
                 found.append(f"tag {tag!r}: no check names it")
+        # The runtime check's tag without its modules would fail it; its
+        # modules without the tag would build for nothing.
+        if ("runtime" in self.tags) != ("runtime" in self.with_):
+            found.append("tag 'runtime' without with 'runtime', or the "
+                         "other way round")
         if self.vms and kind != "system" and not self.tags:
             found.append("VMs without a tag: they would run no check")
         return [f"{self.name}: {p}" for p in found]
@@ -129,8 +136,8 @@ def table(env=os.environ):
     stock = {"vcpus": smp, "tags": ("stock", "x86_64"), "cmdline": (RED_ZONES,)}
     return [
         Flavour(name="debug", kernel="test:debug", vms=debug_vms, vcpus=smp,
-                tags=("debug",), cmdline=(KASAN_PAGING,),
-                with_=("C=2", "mutant", "adopted", "sites"),
+                tags=("debug", "runtime"), cmdline=(KASAN_PAGING,),
+                with_=("C=2", "mutant", "adopted", "sites", "runtime"),
                 why="KASAN, lockdep, kmemleak and the rest; every check but "
                     "the stock ones"),
         # kmemleak: publish-concurrent-readers took 1555 s against 81
@@ -181,10 +188,11 @@ def table(env=os.environ):
                 why="the same without a bounce buffer: kmalloc()'s minimum "
                     "alignment is a cache line"),
         Flavour(name="stock-6.12", kernel="debian:6.12",
-                with_=("mutant", "adopted", "sites", "deb", "nohz", "numa"),
+                with_=("mutant", "adopted", "sites", "runtime", "deb", "nohz",
+                       "numa"),
                 why="Debian's kernel most users run, with the most checks; "
                     "last, as it waits for the packaging checks' modules",
-                **stock),
+                **dict(stock, tags=stock["tags"] + ("runtime",))),
     ]
 
 

@@ -30,11 +30,13 @@ class FlavoursTest(unittest.TestCase):
                                why="")
         untagged = flavours.Flavour(name="y", kernel="debian:6.12", vms=-1,
                                     vcpus=2, why="")
-        found = "\n".join(flavours.validate([bad, good, good, untagged],
-                                            checks.all_tags()))
+        unbuilt = flavours.Flavour(name="z", kernel="debian:6.12", vcpus=2,
+                                   tags=("stock", "runtime"), why="")
+        found = "\n".join(flavours.validate([bad, good, good, untagged,
+                                             unbuilt], checks.all_tags()))
         for what in ("test:debgu", "mips", "mutnat", "stokc", "vcpus 0",
                      f"{good.name}: named twice", "y: vms -1",
-                     "y: VMs without a tag"):
+                     "y: VMs without a tag", "z: tag 'runtime' without"):
             self.assertIn(what, found)
 
     def test_a_field_misspelt_or_missing_is_refused(self):
