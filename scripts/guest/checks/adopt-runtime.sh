@@ -6,8 +6,10 @@
 # modules built by scripts/adopt-build.sh's RUNTIME list):
 #   - a journalled filesystem: ext4, with jbd2, its journal, as a module
 #     of its own;
-#   - a compressed RAM disk: zram, the filesystem's disk, whose
-#     compressors' contexts are larger than the largest size class;
+#   - a compressed RAM disk: zram, the filesystem's disk, with its
+#     compression streams made per CPU (their buffers and the disk's
+#     table are vmalloc()'s, which adopt.h leaves to the kernel, and the
+#     adoption report names);
 #   - a network path with traffic: veth pairs on a bridge between two
 #     network namespaces, HTTP across it.
 # While they run, every snapshot keeps its identities.  What each group's
