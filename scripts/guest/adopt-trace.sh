@@ -348,7 +348,8 @@ mismatch_sites() {
 
 # books_closed HEAP...: the modules unloaded: no heap of theirs, no
 # orphan, cmstat's destroyed record (of heaps this cmstat destroyed)
-# closed, and every allocation the tracepoints saw freed.
+# closed, and every allocation the tracepoints saw of their groups
+# freed.  A group of modules still loaded is not judged.
 books_closed() {
 	adopt_ok=0
 	echo 0 > $T/tracing_on
@@ -364,7 +365,12 @@ books_closed() {
 		[ "$(destroyed mallocs)" = "$(destroyed frees)" ] &&
 		[ "$(destroyed mallocs)" -gt 0 ] ||
 		{ echo "the destroyed record's books do not close"; adopt_ok=1; }
-	trace_keys "$adopt_max" | grep '^live ' > /tmp/trace-live
+	for h in "$@"; do
+		group_of "$h"
+	done > /tmp/closed-groups
+	trace_keys "$adopt_max" |
+		awk 'FNR == NR { g[$1]; next } $1 == "live" && ($2 in g)' \
+			/tmp/closed-groups - > /tmp/trace-live
 	while read -r _ g n; do
 		[ "$n" = 0 ] || { echo "the tracepoints saw $n of $g's allocations never freed"; adopt_ok=1; }
 	done < /tmp/trace-live

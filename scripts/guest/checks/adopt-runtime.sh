@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # kernels: runtime
 # timeout: 2400
+# last: on a kernel that delays kobject releases, ext4 and jbd2 stay loaded, and cmstat with them
 # Three more kinds of in-tree module nobody here wrote, adopted with the
 # one Kbuild line as ext2 and null_blk are (checks/adopt-modules.sh; the
 # modules built by scripts/adopt-build.sh's RUNTIME list):
@@ -18,7 +19,15 @@
 # filesystem and its journal run cmstat's out-of-line paths at once, and
 # so do the veth pairs and their bridge).  Once everything is unmounted,
 # deleted and unloaded, nothing is left: the heaps gone, every allocation
-# freed, by the tracepoints and by cmstat's destroyed record.
+# freed, by the tracepoints and by cmstat's destroyed record.  Except on a
+# kernel that delays kobject releases (CONFIG_DEBUG_KOBJECT_RELEASE, 1 to
+# 4 s), where unloading ext4 is unsafe, with or without cmstat: its
+# "features" kobject is released after the rmmod that freed the module,
+# and the release reads ext4's kobj_type and calls ext4's release, both in
+# the freed module's memory (fs/ext4/sysfs.c; an oops in __kobject_del
+# seen once in make check).  There ext4 and jbd2 stay loaded, their heaps
+# compared with the tracepoints' at rest, the books closed for the others;
+# cmstat stays loaded under them, hence "last:".
 . /etc/cmstat-check.sh
 . /etc/cmstat-adopt.sh
 . /etc/cmstat-adopt-trace.sh
@@ -101,6 +110,10 @@ net_clean() {
 }
 
 # A cmstat of its own: its destroyed record then holds these heaps only.
+# Of the "last:" checks this one runs first, by its name, before any that
+# pins cmstat.
+[ ! -e /tmp/cmstat-pinned ] ||
+	{ echo "an earlier check pinned cmstat: $(cat /tmp/cmstat-pinned)"; exit 1; }
 # The kernel's jbd2, which cmstat_adopt_test needs, makes way for ours.
 rmmod cmstat && insmod /lib/cmstat/cmstat.ko && adopt_deps || exit 1
 [ ! -d /sys/module/jbd2 ] || rmmod jbd2 || exit 1
@@ -143,11 +156,19 @@ heaps_settle $MODS || fail=1
 keys_compare $MODS || fail=1
 
 # Unloaded, the last in first.
-for m in bridge veth ext4 jbd2 zram; do
+gone="bridge veth ext4 jbd2 zram"
+if adopt_releases_delayed; then
+	gone="bridge veth zram"
+	echo "ext4 and jbd2 stay loaded: ext4 cannot be unloaded where kobject releases are delayed" |
+		tee /tmp/cmstat-pinned
+fi
+for m in $gone; do
 	rmmod $m || no "rmmod $m failed"
 done
 ! adopt_releases_delayed || sleep 5
-books_closed $MODS || fail=1
+# shellcheck disable=SC2086 # a list of modules
+books_closed $gone || fail=1
+[ -e /tmp/cmstat-pinned ] && exit $fail
 for m in $(sed '1!G;h;$!d' /lib/cmstat/adopt-deps); do
 	rmmod "$m" 2>/dev/null
 done
