@@ -447,11 +447,15 @@ static void alloc_stress_heaps_sum(struct kunit *test)
 	KUNIT_EXPECT_GT(test, control, 0);
 }
 
+/*
+ * Very slow: every CPU allocates for tens of seconds, so that a run can
+ * leave them out with "speed>very_slow".
+ */
 static struct kunit_case alloc_stress_cases[] = {
 	KUNIT_CASE_PARAM_ATTR(alloc_stress_concurrent, stress_rounds_gen_params,
-			      { .speed = KUNIT_SPEED_SLOW }),
+			      { .speed = KUNIT_SPEED_VERY_SLOW }),
 	KUNIT_CASE_PARAM_ATTR(alloc_stress_heaps_sum, stress_rounds_gen_params,
-			      { .speed = KUNIT_SPEED_SLOW }),
+			      { .speed = KUNIT_SPEED_VERY_SLOW }),
 	{}
 };
 

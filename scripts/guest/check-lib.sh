@@ -42,19 +42,32 @@ user_filter() {
 
 # kunit_run GLOB FILE [PARAM...]: load the KUnit module /lib/cmstat/FILE.ko
 # and unload it once its suites have run; only the cases GLOB matches,
-# unless FILTER= chose them for make check.  The results are the KTAP the
-# module prints.  A mutant build, FILE_mutant.ko, keeps its module name.
+# unless FILTER= chose them for make check, and of those, with KUNIT_ATTRS
+# set, those whose attributes it matches (KUnit's filter: "speed>slow").
+# The results are the KTAP the module prints.  A mutant build,
+# FILE_mutant.ko, keeps its module name.
 kunit_run() {
 	g=/sys/module/kunit/parameters/filter_glob
+	a=/sys/module/kunit/parameters/filter
 	# printf, not echo: a charp parameter keeps the newline.
 	[ -n "$(user_filter)" ] || printf %s "$1" > $g
+	[ -z "$KUNIT_ATTRS" ] || printf %s "$KUNIT_ATTRS" > $a
 	shift
 	f=$1
 	shift
 	insmod "/lib/cmstat/$f.ko" "$@" && rmmod "${f%_mutant}"
 	rc=$?
 	[ -n "$(user_filter)" ] || printf %s '*.*' > $g
+	# Every speed, as before: KUnit refuses an empty filter, and with it
+	# every suite.
+	[ -z "$KUNIT_ATTRS" ] || printf %s 'speed>=very_slow' > $a
 	return $rc
+}
+
+# kmemleak_on: the kernel tracks every allocation with kmemleak, whose one
+# global lock the flavour debug-busy (kmemleak=off) is there to avoid.
+kmemleak_on() {
+	[ -e /sys/kernel/debug/kmemleak ] && ! grep -qw kmemleak=off /proc/cmdline
 }
 
 # needs_cpus N: skip the check (exit 4, with why) on fewer than N vCPUs.
