@@ -4,9 +4,9 @@
 # The cases of cmstat_kunit.ko that KUnit's speed attribute calls very
 # slow, the allocator's stress (every vCPU allocating while a reader
 # cuts), on the debug kernel without kmemleak.  kunit.sh leaves them out
-# where kmemleak is on: its one global lock, held by a vCPU the host has
-# descheduled, made them ten times as slow beside one CPU hog (68 s of
-# cases took 718 s), and the others spin on it.
+# where kmemleak is on: the other vCPUs spin on its one global lock while
+# the host has descheduled the vCPU that holds it, which beside one CPU
+# hog made them ten times as slow (68 s of cases took 718 s).
 . /etc/cmstat-check.sh
 export KUNIT_ATTRS='speed=very_slow'
 kunit_run '*.*' cmstat_kunit
