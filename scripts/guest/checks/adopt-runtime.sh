@@ -19,9 +19,9 @@
 # filesystem and its journal run cmstat's out-of-line paths at once, and
 # so do the veth pairs and their bridge).  Once everything is unmounted,
 # deleted and unloaded, nothing is left: the heaps gone, every allocation
-# freed, by the tracepoints and by cmstat's destroyed record.  Except on a
+# freed, by the tracepoints and by cmstat's destroyed record.  But on a
 # kernel that delays kobject releases (CONFIG_DEBUG_KOBJECT_RELEASE, 1 to
-# 4 s), where unloading ext4 is unsafe, with or without cmstat: its
+# 4 s) unloading ext4 is unsafe, with or without cmstat: its
 # "features" kobject is released after the rmmod that freed the module,
 # and the release reads ext4's kobj_type and calls ext4's release, both in
 # the freed module's memory (fs/ext4/sysfs.c; an oops in __kobject_del
@@ -109,11 +109,11 @@ net_clean() {
 	ip link set br0 down 2>/dev/null && brctl delbr br0
 }
 
-# A cmstat of its own: its destroyed record then holds these heaps only.
 # Of the "last:" checks this one runs first, by its name, before any that
 # pins cmstat.
 [ ! -e /tmp/cmstat-pinned ] ||
 	{ echo "an earlier check pinned cmstat: $(cat /tmp/cmstat-pinned)"; exit 1; }
+# A cmstat of its own: its destroyed record then holds these heaps only.
 # The kernel's jbd2, which cmstat_adopt_test needs, makes way for ours.
 rmmod cmstat && insmod /lib/cmstat/cmstat.ko && adopt_deps || exit 1
 [ ! -d /sys/module/jbd2 ] || rmmod jbd2 || exit 1
