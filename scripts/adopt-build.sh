@@ -197,7 +197,7 @@ symvers=$(seen "$tree/Module.symvers")
 # noted, and the kernel's modules it needs that are not adopted here
 # copied.
 adopt_one() {
-	local name=$1 dep
+	local name=$1
 	build "$@" || return 1
 	sections "$out/$name.ko" >>"$out/sections"
 	echo "$out/$name.ko"
