@@ -337,8 +337,9 @@ int cmstat_bench_allocs(unsigned long iters)
  *
  * At 8 and 256 B, with the size a constant and known only at run time;
  * then a bare kmem_cache, a typed cache of the same geometry, and the
- * typed cache as a module adopted with include/cmstat/adopt.h reaches it;
- * then the sized pair of a module built with CMSTAT_SITES.
+ * typed cache as a module adopted with include/cmstat/adopt.h reaches it,
+ * and kmalloc() + kfree() beside cmstat_kmalloc() + cmstat_kfree(); then
+ * the sized pair of a module built with CMSTAT_SITES.
  *
  * Return: 0, a cmstat_heap_create() error, or -ENOMEM.
  */
@@ -388,6 +389,13 @@ int cmstat_bench_alloc_budget(unsigned long iters)
 			err = time_pairs(&c, "budget", "adopted_alloc_free",
 					 cache_sizes[i].fn, PAIR_ADOPTED, iters);
 		cmstat_cache_destroy(c.typed);
+		if (!err)
+			err = time_pairs(&c, "budget", "kmalloc_kfree",
+					 cache_sizes[i].fn, PAIR_KMALLOC, iters);
+		if (!err)
+			err = time_pairs(&c, "budget", "unsized_alloc_free",
+					 cache_sizes[i].fn, PAIR_CMSTAT_UNSIZED,
+					 iters);
 	}
 	cmstat_heap_destroy(c.heap);
 	return err ?: cmstat_bench_sites("budget", iters, false);

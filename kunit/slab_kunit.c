@@ -361,6 +361,35 @@ static void kfree_counts_what_kmalloc_did(struct kunit *test)
 }
 
 /*
+ * Each class's object, freed without its size, is counted in its own
+ * class: cmstat_kfree() finds the class from the object's slab cache, in
+ * a table filled at load, and a wrong slot or class would count it in
+ * another.
+ */
+static void kfree_finds_every_class(struct kunit *test)
+{
+	struct slab_test_ctx *ctx = test->priv;
+	struct cmstat_heap_stats *st;
+	unsigned int class;
+	void *obj;
+
+	for (class = 0; class < CMSTAT_NR_CLASSES; class++) {
+		obj = keep(test, cmstat_kmalloc(ctx->heap,
+						cmstat_class_sizes[class],
+						GFP_KERNEL));
+		cmstat_kfree(ctx->heap, obj);
+		cmstat_kunit_forget(test, obj);
+	}
+	st = snap(test);
+	for (class = 0; class < CMSTAT_NR_CLASSES; class++)
+		KUNIT_EXPECT_EQ_MSG(test, st->classes[class].frees -
+				    ctx->before.classes[class].frees, 1,
+				    "class %u (%u bytes)", class,
+				    cmstat_class_sizes[class]);
+	KUNIT_EXPECT_EQ(test, st->live_bytes, ctx->before.live_bytes);
+}
+
+/*
  * Memory cmstat did not allocate is freed through a heap, as a module's
  * kfree() of what the kernel gave it would be, and counted nowhere:
  * kmalloc()'s of every kind (a string, a large buffer), a private
@@ -570,6 +599,7 @@ static struct kunit_case slab_cases[] = {
 	KUNIT_CASE(cache_destroy_with_live),
 	KUNIT_CASE(cache_bulk),
 	KUNIT_CASE(kfree_counts_what_kmalloc_did),
+	KUNIT_CASE(kfree_finds_every_class),
 	KUNIT_CASE(kfree_foreign),
 	KUNIT_CASE(kfree_typed_into_other_heap),
 	KUNIT_CASE(krealloc_family),

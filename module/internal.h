@@ -3,10 +3,11 @@
 #ifndef _CMSTAT_INTERNAL_H
 #define _CMSTAT_INTERNAL_H
 
-#include <linux/hash.h>
 #include <linux/init.h>
 #include <linux/jump_label.h>
+#include <linux/kasan.h>
 #include <linux/list.h>
+#include <linux/mm.h>
 #include <linux/slab.h>
 
 #include <cmstat/alloc.h>
@@ -116,28 +117,56 @@ struct cmstat_owner {
 };
 
 /*
- * The class caches by hash of their address, open addressing: 77 in 128
- * slots, so that a free without a size finds its class in a load or two.
+ * The class caches by a hash of their address, open addressing: 77 in
+ * 1,024 slots, under a multiplier cmstat_owner_init() chooses so that each
+ * has a slot of its own.  A free without a size then finds its class in
+ * one compare, whatever addresses the caches got in this boot.
  */
-#define CMSTAT_CLASS_HASH_BITS	7
+#define CMSTAT_CLASS_HASH_BITS	10
+extern unsigned long cmstat_class_hash_mult;
 extern struct kmem_cache *cmstat_class_by_cache[1 << CMSTAT_CLASS_HASH_BITS];
 extern u8 cmstat_class_of_slot[1 << CMSTAT_CLASS_HASH_BITS];
 
 /*
- * The class whose cache is @s, not NULL, or -1.  A match is tested before
- * an empty slot: most caches are in their home slot, found in one compare.
+ * The linear map's extent at load, high_memory - PAGE_OFFSET: where a
+ * slab's memory is, and what virt_to_folio() reads right.  Memory added
+ * later lies above it, and its objects take the unsized free's slow path.
  */
-static inline int cmstat_class_of_cache(const struct kmem_cache *s)
-{
-	unsigned int slot = hash_ptr(s, CMSTAT_CLASS_HASH_BITS);
-	const struct kmem_cache *in_slot;
+extern unsigned long cmstat_linear_span;
 
-	while ((in_slot = cmstat_class_by_cache[slot]) != s) {
-		if (!in_slot)
-			return -1;
-		slot = (slot + 1) & ((1 << CMSTAT_CLASS_HASH_BITS) - 1);
-	}
-	return cmstat_class_of_slot[slot];
+/*
+ * Whether @obj is in the linear map as it was at load: not NULL nor
+ * ZERO_SIZE_PTR, not vmalloc()'s memory nor the kernel image's.  One
+ * compare, where is_vmalloc_addr() is an out-of-line call.
+ */
+static __always_inline bool cmstat_in_linear_map(const void *obj)
+{
+	unsigned long addr = (unsigned long)kasan_reset_tag(obj);
+
+	return addr - PAGE_OFFSET < cmstat_linear_span;
+}
+
+/* The home slot of @s under @mult: hash_ptr() with a multiplier of choice. */
+static inline unsigned int cmstat_class_slot(const struct kmem_cache *s,
+					     unsigned long mult)
+{
+	return ((unsigned long)s * mult) >>
+	       (BITS_PER_LONG - CMSTAT_CLASS_HASH_BITS);
+}
+
+/*
+ * The class whose cache is @s if @s is in its home slot, else -1: for the
+ * unsized free's fast path, which leaves the rest to cmstat_owner_of().
+ * Every class is, unless cmstat_owner_init() found no multiplier that
+ * gave each a slot of its own.
+ */
+static inline int cmstat_class_at_home(const struct kmem_cache *s)
+{
+	unsigned int slot = cmstat_class_slot(s, cmstat_class_hash_mult);
+
+	if (likely(cmstat_class_by_cache[slot] == s))
+		return cmstat_class_of_slot[slot];
+	return -1;
 }
 
 int __init cmstat_owner_init(void);

@@ -114,25 +114,21 @@ static void cmstat_unsized_count(struct cmstat_heap *heap,
 }
 
 /*
- * The size class of @obj, or -1 if it is not a class's object: for
- * cmstat_kfree(), whose common case that is, and which leaves the rest,
- * NULL and ZERO_SIZE_PTR among them, to cmstat_kfree_from().  The linear
- * map's bounds stand in for cmstat_slab_cache_of()'s is_vmalloc_addr(),
- * an out-of-line call: a slab's memory is always in the linear map, which
- * virt_to_folio() reads, and vmalloc()'s never (above it on x86 and
- * arm64, below it on riscv).
+ * The size class of @obj, or -1 if it is not a class's object in its
+ * home slot: for cmstat_kfree(), whose common case that is, and which
+ * leaves the rest, NULL and ZERO_SIZE_PTR among them, to
+ * cmstat_kfree_from().
  */
 static __always_inline int cmstat_class_of_obj(const void *obj)
 {
-	unsigned long addr = (unsigned long)kasan_reset_tag(obj);
 	struct folio *folio;
 
-	if (addr - PAGE_OFFSET >= (unsigned long)high_memory - PAGE_OFFSET)
+	if (!cmstat_in_linear_map(obj))
 		return -1;
-	folio = virt_to_folio(obj);
+	folio = cmstat_linear_folio(obj);
 	if (!folio_test_slab(folio))
 		return -1;
-	return cmstat_class_of_cache(cmstat_folio_slab_cache(folio));
+	return cmstat_class_at_home(cmstat_folio_slab_cache(folio));
 }
 
 /* cmstat_kfree(), zeroing first if @sensitive, for @caller. */

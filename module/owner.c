@@ -19,6 +19,7 @@
 #include <linux/hash.h>
 #include <linux/hashtable.h>
 #include <linux/mm.h>
+#include <linux/random.h>
 #include <linux/rculist.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
@@ -26,10 +27,26 @@
 
 #include "internal.h"
 
-/* Filled at load, read-only after: see cmstat_class_of_cache(). */
+/* Set at load, read-only after: see cmstat_class_of_cache(). */
+unsigned long cmstat_linear_span __ro_after_init;
+unsigned long cmstat_class_hash_mult __ro_after_init;
 struct kmem_cache *cmstat_class_by_cache[1 << CMSTAT_CLASS_HASH_BITS]
 	__ro_after_init;
 u8 cmstat_class_of_slot[1 << CMSTAT_CLASS_HASH_BITS] __ro_after_init;
+
+/* The class whose cache is @s, or -1: probes from its home slot. */
+static int cmstat_class_of_cache(const struct kmem_cache *s)
+{
+	unsigned int slot = cmstat_class_slot(s, cmstat_class_hash_mult);
+	const struct kmem_cache *in_slot;
+
+	while ((in_slot = cmstat_class_by_cache[slot]) != s) {
+		if (!in_slot)
+			return -1;
+		slot = (slot + 1) & ((1 << CMSTAT_CLASS_HASH_BITS) - 1);
+	}
+	return cmstat_class_of_slot[slot];
+}
 
 /* The typed caches, by their slab cache; changed under the lock. */
 static DEFINE_HASHTABLE(cmstat_typed_caches, 6);
@@ -215,6 +232,19 @@ out:
 	return err;
 }
 
+/* Whether @mult gives each class cache a home slot of its own. */
+static bool __init cmstat_class_hash_perfect(unsigned long mult)
+{
+	DECLARE_BITMAP(taken, 1 << CMSTAT_CLASS_HASH_BITS) = { };
+	unsigned int class;
+
+	for (class = 0; class < CMSTAT_NR_CLASSES; class++)
+		if (__test_and_set_bit(cmstat_class_slot(cmstat_class_caches[class],
+							 mult), taken))
+			return false;
+	return true;
+}
+
 /**
  * cmstat_owner_init() - fill the table of class caches, and check the test
  *
@@ -225,11 +255,21 @@ out:
  */
 int __init cmstat_owner_init(void)
 {
-	unsigned int class, slot;
+	unsigned long mult = GOLDEN_RATIO_PRIME;
+	unsigned int class, slot, tries;
 
+	/*
+	 * A multiplier that gives each class a slot of its own: one in 17
+	 * does, at random, with 77 classes in 1,024 slots.  Should none of
+	 * the tries, the table still probes to the class, a step further.
+	 */
+	for (tries = 0; tries < 1024 && !cmstat_class_hash_perfect(mult);
+	     tries++)
+		mult = get_random_long() | 1;
+	cmstat_class_hash_mult = mult;
+	cmstat_linear_span = (unsigned long)high_memory - PAGE_OFFSET;
 	for (class = 0; class < CMSTAT_NR_CLASSES; class++) {
-		slot = hash_ptr(cmstat_class_caches[class],
-				CMSTAT_CLASS_HASH_BITS);
+		slot = cmstat_class_slot(cmstat_class_caches[class], mult);
 		while (cmstat_class_by_cache[slot])
 			slot = (slot + 1) & ((1 << CMSTAT_CLASS_HASH_BITS) - 1);
 		cmstat_class_by_cache[slot] = cmstat_class_caches[class];

@@ -10,6 +10,7 @@
 
 #include <linux/export.h>
 #include <linux/hrtimer.h>
+#include <linux/kasan.h>
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/rcupdate.h>
@@ -221,6 +222,24 @@ static inline bool cmstat_kvfree_call_rcu(const void *ptr, size_t offset)
 #if KERNEL_VERSION(7, 0, 0) <= LINUX_VERSION_CODE
 #include <linux/hex.h>
 #endif
+
+/*
+ * virt_to_folio() of @obj, an address in the linear map.  x86-64's
+ * virt_to_page() first tells the kernel image's mapping from the linear
+ * map's, a compare and 5 more instructions that the caller's bounds make
+ * needless: a linear address there is its physical address plus
+ * PAGE_OFFSET.
+ */
+static __always_inline struct folio *cmstat_linear_folio(const void *obj)
+{
+#ifdef CONFIG_X86_64
+	unsigned long addr = (unsigned long)kasan_reset_tag(obj);
+
+	return page_folio(pfn_to_page(PHYS_PFN(addr - PAGE_OFFSET)));
+#else
+	return virt_to_folio(obj);
+#endif
+}
 
 /* The slab cache of @folio, a slab's: see cmstat_slab_cache_of(). */
 static inline struct kmem_cache *cmstat_folio_slab_cache(struct folio *folio)
