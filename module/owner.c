@@ -27,7 +27,7 @@
 
 #include "internal.h"
 
-/* Set at load, read-only after: see cmstat_class_of_cache(). */
+/* Set at load, read-only after: see internal.h. */
 unsigned long cmstat_linear_span __ro_after_init;
 unsigned long cmstat_class_hash_mult __ro_after_init;
 struct kmem_cache *cmstat_class_by_cache[1 << CMSTAT_CLASS_HASH_BITS]
@@ -259,9 +259,10 @@ int __init cmstat_owner_init(void)
 	unsigned int class, slot, tries;
 
 	/*
-	 * A multiplier that gives each class a slot of its own: one in 17
-	 * does, at random, with 77 classes in 1,024 slots.  Should none of
-	 * the tries, the table still probes to the class, a step further.
+	 * A multiplier that gives each class a slot of its own: about one
+	 * in 17 does, at random, with 77 classes in 1,024 slots.  Should
+	 * none of the tries, a class out of its home slot is still found,
+	 * by cmstat_owner_of() on the unsized free's slow path.
 	 */
 	for (tries = 0; tries < 1024 && !cmstat_class_hash_perfect(mult);
 	     tries++)

@@ -226,9 +226,9 @@ static inline bool cmstat_kvfree_call_rcu(const void *ptr, size_t offset)
 /*
  * virt_to_folio() of @obj, an address in the linear map.  x86-64's
  * virt_to_page() first tells the kernel image's mapping from the linear
- * map's, a compare and 5 more instructions that the caller's bounds make
- * needless: a linear address there is its physical address plus
- * PAGE_OFFSET.
+ * map's, 6 instructions that the caller's bounds make needless: a linear
+ * address there is its physical address plus PAGE_OFFSET.  Other
+ * architectures keep virt_to_folio().
  */
 static __always_inline struct folio *cmstat_linear_folio(const void *obj)
 {
