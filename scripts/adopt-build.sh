@@ -6,7 +6,8 @@
 # author to: their directories copied from the kernel source KSRC into OUT,
 # one line added to each Kbuild file, and built against KDIR with W=1 and
 # cmstat's TREE (a built copy of this tree: its Module.symvers).  Prints
-# the modules built; the log of each is OUT/NAME.log.  Also writes
+# the modules built and the kernel's modules they need; the log of each
+# is OUT/NAME.log.  Also writes
 # OUT/sections: for each module and cmstat.ko, its executable sections and
 # their sizes, from which the check in the VM tells which module's code
 # made a kmem event; and OUT/adopt-deps, the kernel's modules they need,
@@ -216,11 +217,12 @@ kernel_deps() {
 }
 
 # kernel_dep NAME: the kernel's module NAME and what it needs, as
-# kernel_deps lists them, unless adopted here or listed already.
+# kernel_deps lists them, unless adopted here or listed already; prints
+# the path of each copied, after those of what it needs.
 kernel_dep() {
 	[ "$1" = cmstat ] || [ -e "$out/$1-runtime.ko" ] || grep -qx "$1" "$out/adopt-deps" ||
 		{ kernel_module "$1" >/dev/null && kernel_deps "$out/$1.ko" &&
-			echo "$1" >>"$out/adopt-deps"; }
+			echo "$1" >>"$out/adopt-deps" && echo "$out/$1.ko"; }
 }
 
 for entry in "${ADOPTED[@]}"; do
