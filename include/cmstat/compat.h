@@ -228,11 +228,11 @@ static inline bool cmstat_kvfree_call_rcu(const void *ptr, size_t offset)
  * virt_to_page() first tells the kernel image's mapping from the linear
  * map's, 6 instructions that the caller's bounds make needless: a linear
  * address there is its physical address plus PAGE_OFFSET.  Other
- * architectures keep virt_to_folio().
+ * architectures, UML's x86-64 among them, keep virt_to_folio().
  */
 static __always_inline struct folio *cmstat_linear_folio(const void *obj)
 {
-#ifdef CONFIG_X86_64
+#if defined(CONFIG_X86_64) && !defined(CONFIG_UML)
 	unsigned long addr = (unsigned long)kasan_reset_tag(obj);
 
 	return page_folio(pfn_to_page(PHYS_PFN(addr - PAGE_OFFSET)));
