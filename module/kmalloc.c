@@ -7,7 +7,6 @@
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/kasan.h>
 #include <linux/mm.h>
 #include <linux/slab.h>
 #include <linux/string.h>
