@@ -67,10 +67,10 @@ RUNTIME=(
 	"bridge net/bridge CONFIG_NETFILTER="
 )
 
-# adopt MAKEFILE: the one line a module author adds, put first, where no
-# continuation of the file's own lines can take it in.
+# adopt DIR: the module in DIR adopted as its author would, by
+# scripts/cmstat-adopt.
 adopt() {
-	sed -i "1i $ADOPT_LINE" "$1"
+	"$CMSTAT_ROOT/scripts/cmstat-adopt" "$1" >/dev/null
 }
 
 # The line that asks for call-site rows (Documentation/allocator.rst).
@@ -131,7 +131,7 @@ build() {
 			echo "obj-m += $(basename "$dir" .c).o" >"$out/$name/Makefile" ;;
 	*) cp -r "$ksrc/$dir" "$out/$name" ;;
 	esac
-	[[ $name == *-plain || $name == *-unadopted ]] || adopt "$out/$name/Makefile"
+	[[ $name == *-plain || $name == *-unadopted ]] || adopt "$out/$name"
 	[[ $name != *-sites ]] || sed -i "1i $SITES_LINE" "$out/$name/Makefile"
 	"${RUN[@]}" make -C "$kdir" M="$(seen "$out/$name")" W=1 KCFLAGS="-g${KCFLAGS_MORE:-}" \
 		CMSTAT_INCLUDE="$(seen "$tree/include")" \
@@ -175,15 +175,11 @@ problems() {
 # the module built as the kernel has it, in OUT/NAME-unadopted, lacks
 # (W=1 on 6.1 finds kernel-doc problems in ext2 either way); also on
 # standard error, for the log.  Built only when the adopted build warns.
-# A pr_fmt() the module defines, which gcc says redefines the default
-# one, is not counted, as scripts/adopt-sweep.sh does not count it (zram
-# defines one).
 new_problems() {
 	local name=$1 dir=$2
 	shift 2
 	build "$name-unadopted" "$dir" "$@" >/dev/null 2>&1
-	comm -23 <(problems "$name" | grep -v '"pr_fmt" redefined') \
-		<(problems "$name-unadopted") | tee /dev/stderr
+	comm -23 <(problems "$name") <(problems "$name-unadopted") | tee /dev/stderr
 }
 
 rm -rf "$out" && mkdir -p "$out"

@@ -15,10 +15,10 @@
 # adopt.h routes), with nothing missed and no warning the module built
 # without the line lacks, or is refused by name (a library without
 # module_init()), or does not build without the line either (a skip).
-# A warning gcc gives for a pr_fmt() the module defines is counted apart
-# and does not fail it: adopt.h has to include <linux/printk.h>, whose
-# default pr_fmt() the module's then redefines, and gcc has no switch for
-# that one warning (Documentation/allocator.rst, "Adopting a module").
+# The line is written by scripts/cmstat-adopt, as a module author would,
+# with the flag it gives each file that defines its own pr_fmt() first;
+# the table's pr_fmt column counts the "pr_fmt redefined" warnings that
+# remain, each a new warning that fails the entry.
 #
 # The entry of kind "control" is the sweep's negative control: fs/fuse
 # with the line as ccflags-y, as the docs gave it before, which the
@@ -41,6 +41,7 @@ ksrc=$(realpath "$1") kdir=$(realpath "$2") moddir=$(realpath "$3") tree=$(realp
 out=$(realpath -m "$5")
 CACHE=$CMSTAT_CACHE/adopt-sweep
 CHECKER=$CMSTAT_ROOT/scripts/cmstat-adopt-check
+ADOPTER=$CMSTAT_ROOT/scripts/cmstat-adopt
 
 # KIND PATH: a directory with its own Makefile or Kbuild file, built as
 # the kernel's configuration in KDIR has it, or one file of a directory
@@ -145,7 +146,7 @@ inputs() {
 			find "$ksrc/$path" -type f | sort | xargs cat
 		fi
 		find "$CMSTAT_ROOT/include/cmstat" -type f | sort | xargs cat
-		cat "$SWEEP_SCRIPT" "$CMSTAT_ROOT/scripts/lib.sh" "$CHECKER" "$kdir/.config" \
+		cat "$SWEEP_SCRIPT" "$CMSTAT_ROOT/scripts/lib.sh" "$CHECKER" "$ADOPTER" "$kdir/.config" \
 			"$kdir/include/config/kernel.release"
 		# Each symbol's CRC, not the path of the module that exports
 		# it: a clone elsewhere (CI's) finds the same results.
@@ -161,20 +162,23 @@ inputs() {
 # decided it).
 sweep_entry() {
 	local kind=$1 path=$2 dir=$3 ok=1 rc=0 plain='' new='' prfmt verdict ko kos=()
-	local adopted=0 missed=0 kernel=0 other=0 report status m k o line=$ADOPT_LINE
+	local adopted=0 missed=0 kernel=0 other=0 report status m k o
 	: >"$dir.report"
 	source_of "$path" "$dir"
-	[ "$kind" != control ] || line=$CONTROL_LINE
-	sed -i "1i $line" "$(kbuild_file "$dir")"
+	if [ "$kind" = control ]; then
+		sed -i "1i $CONTROL_LINE" "$(kbuild_file "$dir")"
+	else
+		"$ADOPTER" "$dir" >>"$dir.report"
+	fi
 	build_in "$dir" "$dir.log" || rc=$?
 	prfmt=$(problem_lines "$dir.log" "$dir" | grep -c '"pr_fmt" redefined')
 	# Built again without the line only if the adopted build needs it.
-	if [ "$rc" != 0 ] || problem_lines "$dir.log" "$dir" | grep -qv '"pr_fmt" redefined'; then
+	if [ "$rc" != 0 ] || [ -n "$(problem_lines "$dir.log" "$dir")" ]; then
 		source_of "$path" "$dir-unadopted"
 		build_in "$dir-unadopted" "$dir-unadopted.log" && plain=yes || plain=no
 		new=$(comm -23 <(problem_lines "$dir.log" "$dir") \
 			<(problem_lines "$dir-unadopted.log" "$dir-unadopted") |
-			grep -v '"pr_fmt" redefined\|"cmstat_adopt_heap_of_module_init"')
+			grep -v '"cmstat_adopt_heap_of_module_init"')
 		[ -z "$new" ] || { ok=0; head -n 20 <<<"$new" >>"$dir.report"; }
 	fi
 	mapfile -t kos < <(find "$dir" -name '*.ko' | sort)
@@ -248,7 +252,7 @@ entry() {
 rm -rf "$out" && mkdir -p "$out"
 SWEEP_SCRIPT=$(realpath "$0")
 export -f entry sweep_entry row source_of kbuild_file build_in problem_lines inputs shipped
-export ksrc kdir moddir tree out CACHE CHECKER ADOPT_LINE CONTROL_LINE CMSTAT_ROOT SWEEP_SCRIPT
+export ksrc kdir moddir tree out CACHE CHECKER ADOPTER CONTROL_LINE CMSTAT_ROOT SWEEP_SCRIPT
 seq 0 $((${#SWEEP[@]} - 1)) |
 	SWEEP_LIST=$(printf '%s\n' "${SWEEP[@]}") xargs -P "${SWEEP_JOBS:-2}" -I{} \
 	bash -c 'mapfile -t SWEEP <<<"$SWEEP_LIST"; entry "$1"' _ {}

@@ -74,14 +74,13 @@ check_contents() {
 	[ -x "$tools/usr/sbin/cmstat" ] || fail "cmstat-tools: usr/sbin/cmstat not executable"
 	cmp -s "$CMSTAT_ROOT/scripts/cmstat" "$tools/usr/sbin/cmstat" ||
 		fail "cmstat-tools: usr/sbin/cmstat missing or not scripts/cmstat"
-	cmp -s "$CMSTAT_ROOT/scripts/cmstat-adopt-check" "$tools/usr/bin/cmstat-adopt-check" &&
-		[ -x "$tools/usr/bin/cmstat-adopt-check" ] ||
-		fail "cmstat-tools: usr/bin/cmstat-adopt-check missing, not executable or not the tree's"
-	cmp -s "$CMSTAT_ROOT/scripts/cmstat-drgn" "$tools/usr/bin/cmstat-drgn" &&
-		[ -x "$tools/usr/bin/cmstat-drgn" ] ||
-		fail "cmstat-tools: usr/bin/cmstat-drgn missing, not executable or not the tree's"
-	for want in usr/share/man/man8/cmstat.8.gz usr/share/man/man1/cmstat-adopt-check.1.gz \
-		usr/share/man/man1/cmstat-drgn.1.gz \
+	for tool in cmstat-adopt cmstat-adopt-check cmstat-drgn; do
+		cmp -s "$CMSTAT_ROOT/scripts/$tool" "$tools/usr/bin/$tool" &&
+			[ -x "$tools/usr/bin/$tool" ] ||
+			fail "cmstat-tools: usr/bin/$tool missing, not executable or not the tree's"
+	done
+	for want in usr/share/man/man8/cmstat.8.gz usr/share/man/man1/cmstat-adopt.1.gz \
+		usr/share/man/man1/cmstat-adopt-check.1.gz usr/share/man/man1/cmstat-drgn.1.gz \
 		lib/systemd/system/cmstat-prometheus.service \
 		lib/systemd/system/cmstat-prometheus.timer; do
 		[ -f "$tools/$want" ] || fail "cmstat-tools: no $want"
@@ -114,8 +113,8 @@ man_warnings() {
 	[ -s "$2" ] || echo "man -l rendered nothing of $1"
 }
 
-# check_man: the packaged cmstat(8), cmstat-adopt-check(1) and
-# cmstat-drgn(1) render
+# check_man: the packaged cmstat(8), cmstat-adopt(1),
+# cmstat-adopt-check(1) and cmstat-drgn(1) render
 # without a warning (man --warnings, groff -ww); cmstat(8)'s options are
 # those of the packaged "cmstat --help", both ways, and the debugfs files
 # it names those the viewer reads.
@@ -123,6 +122,8 @@ check_man() {
 	local page=$tools/usr/share/man/man8/cmstat.8.gz text=$work/cmstat.8.txt
 	local viewer=$tools/usr/sbin/cmstat man_opts help_opts d v
 	fail_if_any warnings "$(man_warnings "$page" "$text"
+		man_warnings "$tools/usr/share/man/man1/cmstat-adopt.1.gz" \
+			"$work/cmstat-adopt.1.txt"
 		man_warnings "$tools/usr/share/man/man1/cmstat-adopt-check.1.gz" \
 			"$work/cmstat-adopt-check.1.txt"
 		man_warnings "$tools/usr/share/man/man1/cmstat-drgn.1.gz" \

@@ -204,11 +204,6 @@ problem_lines() {
 	grep -iE 'warning:|error:' "$1" | sed "s|$2/||g" | sort -u
 }
 
-# ADOPT_LINE: the one line Documentation/allocator.rst has a module's
-# author add to its Kbuild file.
-# shellcheck disable=SC2016 # for make
-ADOPT_LINE='subdir-ccflags-y += -I$(CMSTAT_INCLUDE) -include cmstat/adopt.h'
-
 # build_problems LOG: how many compiler, sparse and modpost warnings and
 # errors a build log has ("warning:", "ERROR: modpost: ...").
 build_problems() {

@@ -10,8 +10,9 @@
 # (Documentation/api.rst up to date with the kernel-doc comments, every
 # page clean under docutils' strict mode, every link between pages
 # resolving), shellcheck on every shell script, pyflakes on every Python
-# one, the harness's own tests (scripts/harness/test_harness.py) and the
-# viewer's on saved stats files (tests/viewer/run.sh).
+# one, the harness's own tests (scripts/harness/test_harness.py) and
+# cmstat-adopt's (test_cmstat_adopt.py), and the viewer's on saved stats
+# files (tests/viewer/run.sh).
 # KSRC defaults to the unpacked linux-source-6.12, KDIR to the debug test
 # kernel (built if need be).  Prints one KTAP document, a result per gate with its counts; exits
 # non-zero if any gate fails.
@@ -85,7 +86,7 @@ ktap_result shellcheck "$([ "$nsc" = 0 ] && echo 1)" \
 
 # The Python scripts: pyflakes, and the harness's own tests (the report's
 # with this kernel tree's kunit_parser).
-py=(scripts/*.py scripts/harness/*.py scripts/cmstat-drgn scripts/cmstat-adopt-check)
+py=(scripts/*.py scripts/harness/*.py scripts/cmstat-drgn scripts/cmstat-adopt scripts/cmstat-adopt-check)
 pyflakes3 "${py[@]}" >"$dir/pyflakes" 2>&1
 npf=$(grep -c . "$dir/pyflakes")
 [ "$npf" = 0 ] || ktap_diag "$(head -n 20 "$dir/pyflakes")"

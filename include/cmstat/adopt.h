@@ -834,4 +834,17 @@ static inline void __cmstat_adopt_kfree_link(void *link)
 #define alloc_inode_sb(sb, cache, gfp)					\
 	kmem_cache_alloc_lru(cache, &(sb)->s_inode_lru, gfp)
 
+/*
+ * Last, so that nothing above expands pr_fmt(): a file that defines its
+ * own pr_fmt() before its first #include, or in a header of its own it
+ * includes first, is built with -DCMSTAT_ADOPT_OWN_PR_FMT (scripts/cmstat-adopt
+ * writes the line).  <linux/printk.h>, read above, has defined the
+ * default, which the file's definition would redefine, with a warning gcc
+ * has no option for, and which a definition under #ifndef pr_fmt (fs/fuse's)
+ * would lose to without a word.
+ */
+#ifdef CMSTAT_ADOPT_OWN_PR_FMT
+#undef pr_fmt
+#endif
+
 #endif /* _CMSTAT_ADOPT_H */
